@@ -1,0 +1,67 @@
+"""aiwrapper: function calling with language models.
+
+Decorate functions with ``@tool``, hand them to a ``Lang`` and ``ask``: the SDK derives each
+JSON Schema, sends it in the provider's dialect, validates and runs the calls the model makes,
+feeds the results back and continues until the model answers, streaming to ``on_result``.
+"""
+
+from __future__ import annotations
+
+from .errors import (
+    AIWrapperError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigError,
+    ConnectionError,
+    MaxIterationsError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    ProviderError,
+    RateLimitError,
+    RequestTimeoutError,
+    RunTimeoutError,
+    ServerError,
+    StreamError,
+    ToolArgumentsError,
+    ToolDefinitionError,
+)
+from .lang import Lang
+from .messages import LangMessage, LangMessages
+from .options import LangOptions
+from .result import FunctionCall, LangResult, RequestUsage, Usage
+from .tools import Context, Param, Tool, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AIWrapperError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigError",
+    "ConnectionError",
+    "Context",
+    "FunctionCall",
+    "Lang",
+    "LangMessage",
+    "LangMessages",
+    "LangOptions",
+    "LangResult",
+    "MaxIterationsError",
+    "NotFoundError",
+    "OverloadedError",
+    "Param",
+    "PermissionDeniedError",
+    "ProviderError",
+    "RateLimitError",
+    "RequestTimeoutError",
+    "RequestUsage",
+    "RunTimeoutError",
+    "ServerError",
+    "StreamError",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "Usage",
+    "tool",
+]

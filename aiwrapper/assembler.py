@@ -1,0 +1,200 @@
+"""The one assembler: folds neutral events into the assistant message of a turn.
+
+Every provider, streamed or not, produces the same events (``events.py``); this module turns
+them into ``LangMessage`` parts and ``FunctionCall`` records, keeping parts in arrival order and
+opaque provider state on the part it came with. It also keeps a best-effort parse of arguments
+while they stream, so ``on_result`` can show partial calls.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from typing_extensions import assert_never
+
+from .errors import StreamError
+from .events import (
+    Event,
+    FinishEvent,
+    FinishReason,
+    OpaquePartEvent,
+    PartStateEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from .messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, ToolCallPart
+from .partial_json import parse_partial
+from .result import FunctionCall, RequestUsage
+
+__all__ = ["Assembler", "new_call_id"]
+
+
+def new_call_id() -> str:
+    """A unique call id for providers that give none (fits OpenAI's and Anthropic's rules)."""
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+@dataclass(slots=True)
+class Assembler:
+    """Folds the events of one turn into ``message``; ``calls`` maps stream index to part.
+
+    With ``live`` (someone watches through ``on_result``) the arguments of a streaming call
+    are re-parsed after every fragment; otherwise only once, when the call ends.
+    """
+
+    provider: str
+    live: bool = False
+    message: LangMessage = field(default_factory=lambda: LangMessage("assistant"))
+    usage: RequestUsage = field(default_factory=RequestUsage)
+    finish_reason: FinishReason | None = None
+    raw_finish_reason: str | None = None
+    calls: dict[int, ToolCallPart] = field(default_factory=dict)
+    _fragments: dict[int, list[str]] = field(default_factory=dict)
+    _open: TextPart | ThinkingPart | None = None
+    _chunks: list[str] = field(default_factory=list)
+
+    def add(self, event: Event) -> None:
+        """Fold one event into the message."""
+        if self._open is not None and not isinstance(event, (TextDelta, ThinkingDelta)):
+            self._close_text()
+        match event:
+            case TextDelta():
+                self._add_text(TextPart, event.text, event.new_part)
+            case ThinkingDelta():
+                self._add_text(ThinkingPart, event.text, event.new_part)
+            case PartStateEvent():
+                self._set_state(event)
+            case OpaquePartEvent():
+                self.message.parts.append(OpaquePart(event.state, event.kind))
+            case ToolCallStart():
+                self._start_call(event)
+            case ToolCallDelta():
+                self._extend_call(event)
+            case ToolCallEnd():
+                self._end_call(event.index, event.arguments)
+            case UsageEvent():
+                self._set_usage(event)
+            case FinishEvent():
+                self.finish_reason, self.raw_finish_reason = event.reason, event.raw
+            case _:
+                assert_never(event)
+
+    @property
+    def tool_calls(self) -> list[FunctionCall]:
+        """The calls of this turn, in the order the model made them."""
+        return self.message.tool_calls
+
+    def finish(self) -> LangMessage:
+        """End every open call and settle the finish reason; returns the message."""
+        self._close_text()
+        for index in list(self._fragments):
+            self._end_call(index, None)
+        if self.tool_calls:
+            self.finish_reason = "tool_calls"
+        elif self.finish_reason is None or self.finish_reason == "tool_calls":
+            self.finish_reason = "stop"
+        return self.message
+
+    def _add_text(self, kind: type[TextPart] | type[ThinkingPart], text: str, new: bool) -> None:
+        part = self._open
+        if part is None or new or type(part) is not kind or part.state is not None:
+            self._close_text()
+            if not (text or new):
+                return
+            part = kind("")
+            self.message.parts.append(part)
+            self._open = part
+        if self.live:
+            part.text += text
+        else:  # joined once when the part closes: no quadratic string building
+            self._chunks.append(text)
+
+    def _close_text(self) -> None:
+        if self._open is not None and self._chunks:
+            self._open.text = "".join(self._chunks)
+        self._open, self._chunks = None, []
+
+    def _set_state(self, event: PartStateEvent) -> None:
+        part: Part | None
+        if event.index is not None:
+            part = self.calls.get(event.index)
+        else:
+            part = self.message.parts[-1] if self.message.parts else None
+        if part is None:
+            raise StreamError(f"{self.provider}: provider state arrived before any content")
+        old = part.state
+        if event.merge and old is not None and old.provider == event.state.provider:
+            part.state = replace(old, data={**old.data, **event.state.data})
+        else:
+            part.state = event.state
+
+    def _start_call(self, event: ToolCallStart) -> None:
+        existing = self.calls.get(event.index)
+        if existing is not None:  # some servers repeat the start; fill only what was missing
+            if event.id and existing.call.synthetic_id:
+                existing.call.id, existing.call.synthetic_id = event.id, False
+            return
+        call = FunctionCall(
+            id=event.id or new_call_id(),
+            name=event.name,
+            provider=self.provider,
+            status="streaming",
+            synthetic_id=not event.id,
+        )
+        part = ToolCallPart(call)
+        self.calls[event.index] = part
+        self._fragments[event.index] = []
+        self.message.parts.append(part)
+
+    def _extend_call(self, event: ToolCallDelta) -> None:
+        fragments = self._fragments.get(event.index)
+        if fragments is None:
+            raise StreamError(f"{self.provider}: arguments for a call that never started")
+        fragments.append(event.arguments)
+        if self.live:
+            call = self.calls[event.index].call
+            call.raw_arguments = "".join(fragments)
+            partial = parse_partial(call.raw_arguments)
+            if isinstance(partial, dict):
+                call.arguments = partial
+
+    def _end_call(self, index: int, arguments: dict[str, Any] | None) -> None:
+        part = self.calls.get(index)
+        fragments = self._fragments.pop(index, None)
+        if part is None or fragments is None:
+            return
+        call = part.call
+        call.status = "pending"
+        if arguments is not None:
+            call.arguments = arguments
+            call.raw_arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            return
+        call.raw_arguments = "".join(fragments)
+        call.arguments = _final_arguments(call.raw_arguments)
+
+    def _set_usage(self, event: UsageEvent) -> None:
+        self.usage = RequestUsage(
+            input_tokens=event.input_tokens or 0,
+            output_tokens=event.output_tokens or 0,
+            cached_input_tokens=event.cached_input_tokens or 0,
+            cache_write_tokens=event.cache_write_tokens or 0,
+            reasoning_tokens=event.reasoning_tokens or 0,
+        )
+
+
+def _final_arguments(text: str) -> dict[str, Any]:
+    """Arguments once the call is complete; invalid JSON is left to validation to report."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

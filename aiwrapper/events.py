@@ -1,0 +1,130 @@
+"""Neutral stream events: what every provider decoder turns its wire format into.
+
+A decoder (``providers/<name>.py``) emits these small tagged records; one assembler
+(``assembler.py``) folds them into the assistant message, the same way for every provider and
+for streamed and whole responses alike. Events carry no I/O and no provider-specific JSON keys,
+except inside the opaque ``ProviderState`` payloads, which only the provider that made them reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+from .messages import JSONValue, ProviderState
+
+__all__ = [
+    "Event",
+    "FinishEvent",
+    "FinishReason",
+    "OpaquePartEvent",
+    "PartStateEvent",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "UsageEvent",
+]
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "error", "pause"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of answer text. ``new_part`` starts a new text part instead of appending."""
+
+    text: str
+    new_part: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of visible reasoning. ``new_part`` starts a new thinking part."""
+
+    text: str
+    new_part: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PartStateEvent:
+    """Opaque provider state (a signature, say) for a part of the turn.
+
+    It goes to the tool call with ``index`` when one is given, otherwise to the most recent
+    part. With ``merge`` the payload's keys are added to the part's existing state of the same
+    provider; otherwise the state replaces what the part had.
+    """
+
+    state: ProviderState
+    index: int | None = None
+    merge: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class OpaquePartEvent:
+    """A whole part the SDK does not interpret (redacted thinking, server-tool blocks).
+
+    ``kind`` says how it should be treated: ``"thinking"`` parts are reasoning (dropped when
+    the conversation moves to another provider), ``"raw"`` parts are anything else.
+    """
+
+    state: ProviderState
+    kind: Literal["thinking", "raw"] = "raw"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """The model starts a call. ``index`` keys later deltas; ``id`` is None when not given."""
+
+    index: int
+    id: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of a call's JSON arguments, to be concatenated in order."""
+
+    index: int
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """A call is complete. ``arguments`` is given when the wire carried them as an object."""
+
+    index: int
+    arguments: dict[str, JSONValue] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Token counts of this request so far; a later event replaces an earlier one."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    raw: dict[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FinishEvent:
+    """The turn ended. ``raw`` is the provider's own reason, kept for the user."""
+
+    reason: FinishReason
+    raw: str | None = None
+
+
+Event = Union[
+    TextDelta,
+    ThinkingDelta,
+    PartStateEvent,
+    OpaquePartEvent,
+    ToolCallStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    UsageEvent,
+    FinishEvent,
+]

@@ -1,0 +1,218 @@
+"""Executing one turn's function calls: checks, approval, timeouts, order and concurrency.
+
+The loop hands over the calls of a turn in the order the model made them; this module runs
+them (concurrently in an anyio task group, or one after another), turns every failure into an
+error result the model can read, and returns one result per call in call order, whatever order
+they finish in. Each call id is answered exactly once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .errors import ToolArgumentsError
+from .messages import LangMessage
+from .options import LangOptions
+from .result import FunctionCall, LangResult
+from .tools import Context, Tool, serialize_result
+
+__all__ = ["CallExecutor", "ToolOutcome"]
+
+REPEAT_LIMIT = 3  # identical calls in a row before the model is told it already has the result
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    """What a call produced, ready to become a tool-result message."""
+
+    content: str
+    is_error: bool = False
+    error_type: str | None = None
+
+
+class _Failure(Exception):
+    """A call that cannot run; its message is sent to the model."""
+
+    def __init__(self, message: str, error_type: str, status: str = "error") -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.status = status
+
+
+@dataclass(slots=True)
+class _Repeat:
+    signature: tuple[str, str] | None = None
+    count: int = 0
+    results: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+class CallExecutor:
+    """Runs the calls of each turn of one run, with the run's options and tools."""
+
+    def __init__(
+        self, tools: Sequence[Tool], options: LangOptions, result: LangResult, notify: Any
+    ) -> None:
+        self.tools: Mapping[str, Tool] = {t.name: t for t in tools}
+        self.options = options
+        self.result = result
+        self.notify = notify
+        self.ask_approval = _approval_scope(tools, options)
+        self.repeat = _Repeat()
+        self.raised: BaseException | None = None
+
+    async def run_turn(self, calls: Sequence[FunctionCall]) -> list[LangMessage]:
+        """Run ``calls`` and return their result messages in call order."""
+        outcomes: list[ToolOutcome | None] = [None] * len(calls)
+        repeats = [self._is_repeat(c) for c in calls]
+        for batch in self._batches(calls):
+            await self._run_batch(batch, calls, repeats, outcomes)
+            if self.raised is not None:
+                raise self.raised
+        return [
+            LangMessage.tool_result(c, o.content, is_error=o.is_error, error_type=o.error_type)
+            for c, o in zip(calls, outcomes, strict=True)
+            if o is not None
+        ]
+
+    def _batches(self, calls: Sequence[FunctionCall]) -> list[list[int]]:
+        """Indexes of calls to run together; a sequential tool always runs alone, in place."""
+        if not self.options.parallel:
+            return [[i] for i in range(len(calls))]
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i, call in enumerate(calls):
+            tool = self.tools.get(call.name)
+            if tool is not None and tool.sequential:
+                batches += [current, [i]] if current else [[i]]
+                current = []
+            else:
+                current.append(i)
+        return [*batches, current] if current else batches
+
+    async def _run_batch(
+        self,
+        batch: list[int],
+        calls: Sequence[FunctionCall],
+        repeats: list[bool],
+        outcomes: list[ToolOutcome | None],
+    ) -> None:
+        limit = anyio.CapacityLimiter(self.options.max_concurrency or max(len(batch), 1))
+
+        async def one(i: int) -> None:
+            async with limit:
+                outcomes[i] = await self._run_call(calls[i], repeats[i], tg.cancel_scope)
+
+        async with anyio.create_task_group() as tg:
+            for i in batch:
+                tg.start_soon(one, i)
+
+    async def _run_call(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope
+    ) -> ToolOutcome:
+        try:
+            outcome = await self._execute(call, repeated)
+        except _Failure as failure:
+            call.status, call.error = failure.status, str(failure)  # type: ignore[assignment]
+            outcome = ToolOutcome(str(failure), True, failure.error_type)
+        except Exception as exc:
+            if self.options.tool_errors == "raise":
+                self.raised = exc
+                scope.cancel()
+            call.status, call.error = "error", f"{type(exc).__name__}: {exc}"
+            outcome = ToolOutcome(call.error, True, type(exc).__name__)
+        self.repeat.results[_signature(call)] = outcome.content
+        await self.notify()
+        return outcome
+
+    async def _execute(self, call: FunctionCall, repeated: bool) -> ToolOutcome:
+        tool = self._tool_for(call)
+        if repeated:
+            raise _Failure(self._repeat_message(call), "RepeatedCall", "skipped")
+        arguments: Any = call.raw_arguments or call.arguments
+        try:
+            tool.validate(arguments)
+        except ToolArgumentsError as exc:
+            raise _Failure(str(exc), "ToolArgumentsError") from exc
+        await self._check_approval(tool, call)
+        call.status = "running"
+        await self.notify()
+        value = await self._call_with_timeout(tool, call, arguments)
+        call.result, call.status = value, "done"
+        return ToolOutcome(serialize_result(value))
+
+    def _tool_for(self, call: FunctionCall) -> Tool:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            valid = ", ".join(sorted(self.tools)) or "(none)"
+            raise _Failure(
+                f"Unknown function {call.name!r}. Valid functions: {valid}.", "UnknownFunction"
+            )
+        return tool
+
+    async def _check_approval(self, tool: Tool, call: FunctionCall) -> None:
+        approve = self.options.approve
+        if approve is None or not self.ask_approval(tool):
+            return
+        decision = await _maybe_await(approve(call))
+        if decision is True:
+            return
+        reason = decision if isinstance(decision, str) and decision else "the user denied it"
+        raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
+
+    async def _call_with_timeout(self, tool: Tool, call: FunctionCall, arguments: Any) -> Any:
+        seconds = tool.timeout if tool.timeout is not None else self.options.tool_timeout
+        with anyio.move_on_after(seconds) as scope:
+            return await self._invoke(tool, call, arguments)
+        if scope.cancelled_caught:
+            raise _Failure(f"{call.name!r} timed out after {seconds:g} s.", "TimeoutError")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _invoke(self, tool: Tool, call: FunctionCall, arguments: Any) -> Any:
+        handler = self.options.function_handler
+        if handler is not None:
+            if inspect.iscoroutinefunction(handler):
+                return await handler(call)
+            value = await anyio.to_thread.run_sync(handler, call)
+            return await _maybe_await(value)
+        context = Context(deps=self.options.deps, call=call, result=self.result)
+        return await tool.invoke(arguments, context=context)
+
+    def _is_repeat(self, call: FunctionCall) -> bool:
+        signature = _signature(call)
+        if signature == self.repeat.signature:
+            self.repeat.count += 1
+        else:
+            self.repeat.signature, self.repeat.count = signature, 1
+        return self.repeat.count >= REPEAT_LIMIT
+
+    def _repeat_message(self, call: FunctionCall) -> str:
+        previous = self.repeat.results.get(_signature(call))
+        tail = f" The result was: {previous}" if previous is not None else ""
+        return (
+            f"You already called {call.name!r} with these same arguments "
+            f"{self.repeat.count - 1} times in a row and have its result; do not call it "
+            f"again, use the result you have.{tail}"
+        )
+
+
+def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:
+    """Which tools ``approve`` is asked for: the flagged ones, or all when none is flagged."""
+    if any(t.requires_approval for t in tools):
+        return lambda tool: tool.requires_approval
+    return lambda tool: True
+
+
+def _signature(call: FunctionCall) -> tuple[str, str]:
+    return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value

@@ -1,0 +1,191 @@
+"""Stream framing: raw body bytes in, complete SSE events or NDJSON lines out.
+
+Protocol code without I/O, in the style of httpcore and httpx-sse: each decoder is fed the
+body's byte chunks exactly as they arrive (split anywhere, even inside a multi-byte UTF-8
+character or between CR and LF) and returns what is complete. Transport (``http.py``) and the
+meaning of each event (``providers/<name>.py``) live elsewhere.
+
+Speed matters here (every streamed token passes through): the decoders work on bytes, find
+boundaries with C-level searches, keep an unfinished tail as a list of chunks joined only once
+its boundary arrives, decode UTF-8 once per batch of whole events, and normalize line ends
+only when a CR is actually present.
+"""
+
+from __future__ import annotations
+
+__all__ = ["NDJSONDecoder", "SSEDecoder", "SSEEvent"]
+
+SSEEvent = tuple[str | None, str]
+"""One dispatched SSE event: its ``event:`` name (None when unnamed) and its data."""
+
+
+class _Framer:
+    """Shared state of the decoders: the unfinished tail, and a CR that may start a CRLF."""
+
+    __slots__ = ("_cr", "_parts")
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._cr = False
+
+    def _lf_only(self, chunk: bytes) -> bytes:
+        """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends)."""
+        if self._cr:
+            chunk = b"\r" + chunk
+            self._cr = False
+        if chunk[-1:] == b"\r":
+            # Maybe the first half of a CRLF split across chunks: wait for the next byte.
+            self._cr = True
+            chunk = chunk[:-1]
+        chunk = chunk.replace(b"\r\n", b"\n")
+        return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
+
+    def _rest(self) -> bytes:
+        """Everything still pending at the end of the body (a held CR ends its line)."""
+        rest = b"".join(self._parts) + (b"\n" if self._cr else b"")
+        self._parts.clear()
+        self._cr = False
+        return rest
+
+
+class SSEDecoder(_Framer):
+    """Incremental Server-Sent Events decoder.
+
+    ``feed`` returns every event completed by the chunk as ``(event name or None, data)``,
+    the data of several ``data:`` lines joined with ``"\\n"``. Comment lines (``:`` first, e.g.
+    OpenRouter's ``: OPENROUTER PROCESSING``), ``id:`` and ``retry:`` are ignored, and an event
+    without data lines is not dispatched. ``flush`` dispatches an event left unterminated when
+    the body ends.
+    """
+
+    __slots__ = ("_started",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._started = False
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """Decode one chunk of the body; return the events it completes."""
+        if not self._started:
+            chunk = self._start(chunk)
+        if self._cr or b"\r" in chunk:
+            chunk = self._lf_only(chunk)
+        parts = self._parts
+        if not parts:
+            if chunk[-2:] == b"\n\n":
+                # Servers usually flush whole events: nothing to buffer, one decode.
+                return _parse_blocks(chunk[:-2].decode("utf-8", "replace"))
+            if b"\n\n" not in chunk:
+                if chunk:
+                    parts.append(chunk)
+                return []
+            pending = chunk
+        else:
+            parts.append(chunk)
+            # The blank line may straddle the previous chunk and this one.
+            if b"\n\n" not in chunk and not (chunk[:1] == b"\n" and parts[-2][-1:] == b"\n"):
+                return []
+            pending = b"".join(parts)
+            parts.clear()
+        end = pending.rfind(b"\n\n")
+        if end + 2 < len(pending):
+            parts.append(pending[end + 2 :])
+        # Everything before the last blank line is whole events, hence whole UTF-8.
+        return _parse_blocks(pending[:end].decode("utf-8", "replace"))
+
+    def flush(self) -> list[SSEEvent]:
+        """The body ended: dispatch a pending event that had no final blank line."""
+        return _parse_blocks(self._rest().decode("utf-8", "replace"))
+
+    def _start(self, chunk: bytes) -> bytes:
+        if chunk:
+            self._started = True
+            # The event-stream grammar allows one leading UTF-8 BOM; it is not data.
+            if chunk.startswith(b"\xef\xbb\xbf"):
+                return chunk[3:]
+        return chunk
+
+
+def _parse_blocks(text: str) -> list[SSEEvent]:
+    """The events of LF-separated text made of whole events (blank-line separated)."""
+    newlines = text.count("\n")
+    if newlines == 0 and text[:6] == "data: ":
+        return [(None, text[6:])]  # one event, one data line
+    if newlines == 1 and text[:7] == "event: ":
+        # One event in Anthropic's shape: ``event: name`` then one ``data: ...`` line.
+        head, _, rest = text.partition("\n")
+        if rest[:6] == "data: ":
+            return [(head[7:] or None, rest[6:])]
+    # Several one-line ``data: ...`` events (OpenAI, Gemini): then every LF belongs to a
+    # "\n\ndata: " separator, which the count proves.
+    payloads = text.split("\n\ndata: ")
+    if newlines == 2 * len(payloads) - 2 and text[:6] == "data: ":
+        payloads[0] = payloads[0][6:]
+        return [(None, data) for data in payloads]
+    events: list[SSEEvent] = []
+    for block in text.split("\n\n"):
+        if block[:6] == "data: " and "\n" not in block:
+            events.append((None, block[6:]))
+            continue
+        # Anthropic's shape: ``event: name`` then one ``data: ...`` line.
+        head, _, rest = block.partition("\n")
+        if head[:7] == "event: " and rest[:6] == "data: " and "\n" not in rest:
+            events.append((head[7:] or None, rest[6:]))
+            continue
+        event = _parse_block(block)
+        if event is not None:
+            events.append(event)
+    return events
+
+
+def _parse_block(block: str) -> SSEEvent | None:
+    """One event's lines as ``(name, data)``; None when it has no data line."""
+    name: str | None = None
+    data: list[str] = []
+    for line in block.split("\n"):
+        if not line or line[0] == ":":  # blank, or a comment / keep-alive
+            continue
+        field, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            name = value or None  # an empty name means the default ("message")
+        # Other fields (id, retry, unknown ones) carry nothing the providers use.
+    if not data:
+        return None
+    return name, "\n".join(data)
+
+
+class NDJSONDecoder(_Framer):
+    """Incremental newline-delimited JSON framing: complete, non-blank lines as text.
+
+    CRLF is tolerated; lines are not parsed here (the provider decoder does that).
+    """
+
+    __slots__ = ()
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Decode one chunk of the body; return the lines it completes."""
+        if self._cr or b"\r" in chunk:
+            chunk = self._lf_only(chunk)
+        parts = self._parts
+        if b"\n" not in chunk:
+            if chunk:
+                parts.append(chunk)
+            return []
+        if parts:
+            parts.append(chunk)
+            chunk = b"".join(parts)
+            parts.clear()
+        end = chunk.rfind(b"\n")
+        if end + 1 < len(chunk):
+            parts.append(chunk[end + 1 :])
+        lines = chunk[:end].decode("utf-8", "replace").split("\n")
+        return [line for line in lines if line and not line.isspace()]
+
+    def flush(self) -> list[str]:
+        """The body ended: return a last line that had no final newline."""
+        rest = self._rest().decode("utf-8", "replace").strip()
+        return [rest] if rest else []

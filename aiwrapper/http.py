@@ -1,0 +1,314 @@
+"""The HTTP transport: the one module that talks to the network, and the only httpx user.
+
+``HttpTransport`` POSTs a provider's ``HttpCall`` as JSON, retries what the official vendor
+SDKs retry (protocols.md section 0), turns every httpx failure into an aiwrapper error, and
+hands streamed bodies over as raw byte chunks. What goes into a request and what a body means
+belong to the providers (``providers/<name>.py``); cutting bytes into events to ``framing.py``.
+
+Owned ``httpx.AsyncClient`` instances are kept per event loop, on the transport instance: a
+connection pool is bound to the loop that opened its sockets, and the sync facade may run
+several loops over a transport's life.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import httpx
+from anyio import sleep
+
+from . import errors
+from .providers.base import HttpCall, retry_after_seconds
+
+__all__ = ["HttpTransport", "OnError", "retry_delay"]
+
+OnError = Callable[[int, bytes, Mapping[str, str]], errors.ProviderError]
+"""Builds the provider's exception from an error response: ``(status, body, headers)``."""
+
+_CONNECT_TIMEOUT = 10.0
+_MAX_RETRY_AFTER = 60.0
+# A model call holds its connection for seconds to minutes, so idle connections are kept a
+# while (the vendors' servers keep them 60 s or more) and the pool is capped.
+_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, keepalive_expiry=30.0)
+# Failures where the server did not take the request (refused, reset, a stale keep-alive
+# connection closed under us): resending is safe, and the vendor SDKs do it.
+_RETRY_EXCEPTIONS = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.RemoteProtocolError,
+    httpx.ReadError,
+    httpx.WriteError,
+)
+
+
+class HttpTransport:
+    """Sends provider calls over HTTP/1.1 keep-alive with retries, and streams bodies.
+
+    Args:
+        timeout: Seconds to wait for the server (read, write and pool), or a full
+            ``httpx.Timeout``; ``None`` waits forever. Connecting is capped at 10 s.
+        max_retries: Retries after the first attempt, for retryable statuses and failures to
+            connect.
+        http_client: An ``httpx.AsyncClient`` to borrow. It is used as is (its own timeout and
+            limits apply) and never closed by the transport.
+        retry_base_delay: Backoff before the first retry, doubled at each further one.
+        retry_max_delay: Upper bound of the backoff (a server's ``retry-after`` may ask more).
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float | httpx.Timeout | None = 60.0,
+        max_retries: int = 2,
+        http_client: httpx.AsyncClient | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
+    ) -> None:
+        if max_retries < 0:
+            raise errors.ConfigError(f"max_retries must be >= 0, got {max_retries}")
+        self.timeout = _normal_timeout(timeout)
+        self.max_retries = max_retries
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        self._borrowed = http_client
+        self._clients: weakref.WeakKeyDictionary[object, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def request_json(self, call: HttpCall, on_error: OnError) -> Any:
+        """POST ``call`` and return its JSON response body.
+
+        Raises:
+            ProviderError: what ``on_error`` builds for a non-2xx status after the retries.
+            ConnectionError: the server could not be reached.
+            RequestTimeoutError: the server did not answer in time.
+            StreamError: the body broke off or is not JSON.
+        """
+        response = await self._open(call, on_error)
+        try:
+            body = await response.aread()
+        except httpx.HTTPError as exc:
+            raise _body_error(exc, _where(call)) from exc
+        finally:
+            await _close(response)
+        try:
+            return json.loads(body)
+        except ValueError as exc:
+            raise errors.StreamError(f"{_where(call)} answered with invalid JSON") from exc
+
+    @asynccontextmanager
+    async def stream(
+        self, call: HttpCall, on_error: OnError
+    ) -> AsyncIterator[AsyncIterator[bytes]]:
+        """POST ``call`` and yield an iterator over the raw chunks of its 2xx body.
+
+        Retries apply to the response head only, before any byte is handed out. Read the
+        iterator to its end so the connection goes back to the pool; leaving early (an
+        error, a cancellation) closes the response and its connection.
+
+        Raises:
+            ProviderError: what ``on_error`` builds for a non-2xx status after the retries.
+            ConnectionError: the server could not be reached.
+            RequestTimeoutError: the server did not answer, or stopped sending, in time.
+            StreamError: the body broke off (reset, closed mid-message).
+        """
+        response = await self._open(call, on_error)
+        chunks = _body_chunks(response, _where(call))
+        try:
+            yield chunks
+        finally:
+            with anyio.CancelScope(shield=True):
+                await chunks.aclose()
+                await response.aclose()
+
+    async def aclose(self) -> None:
+        """Close the owned client of the current event loop; forget those of other loops.
+
+        A client of another loop cannot be closed from this one (its sockets belong to that
+        loop), so it is dropped. A borrowed client is left open. The transport stays usable:
+        the next request opens a new client.
+        """
+        key = _loop_key()
+        clients = list(self._clients.items())
+        self._clients.clear()
+        for loop, client in clients:
+            if loop is key:
+                await client.aclose()
+
+    async def __aenter__(self) -> HttpTransport:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _client(self) -> httpx.AsyncClient:
+        """The borrowed client, or the owned one of the running event loop."""
+        if self._borrowed is not None:
+            return self._borrowed
+        key = _loop_key()
+        client = self._clients.get(key)
+        if client is None or client.is_closed:
+            self._forget_closed_loops()
+            client = httpx.AsyncClient(timeout=self.timeout, limits=_LIMITS)
+            self._clients[key] = client
+        return client
+
+    def _forget_closed_loops(self) -> None:
+        # A client's pooled sockets keep their loop alive, so the weak keys alone would never
+        # let go of the clients of finished asyncio loops (the sync facade makes those).
+        for loop in list(self._clients.keys()):
+            is_closed = getattr(loop, "is_closed", None)
+            if callable(is_closed) and is_closed():
+                del self._clients[loop]
+
+    async def _open(self, call: HttpCall, on_error: OnError) -> httpx.Response:
+        """Send ``call`` until a 2xx response head arrives; return it unread."""
+        client = self._client()
+        request = _build_request(client, call)
+        attempt = 0
+        while True:
+            try:
+                response = await client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                if attempt >= self.max_retries or not isinstance(exc, _RETRY_EXCEPTIONS):
+                    raise _request_error(exc, _where(call)) from exc
+                delay = self._backoff(attempt)
+            else:
+                if response.is_success:
+                    return response
+                delay = await self._rejected(response, attempt, on_error)
+            await sleep(delay)
+            attempt += 1
+
+    async def _rejected(self, response: httpx.Response, attempt: int, on_error: OnError) -> float:
+        """Read an error response; return the delay before a retry, or raise its error."""
+        try:
+            body = await response.aread()
+        except httpx.HTTPError:
+            body = b""  # the status alone still decides; a half-read error page adds nothing
+        finally:
+            await _close(response)
+        delay = None
+        if attempt < self.max_retries:
+            delay = retry_delay(
+                response.status_code,
+                response.headers,
+                body,
+                backoff=self._backoff(attempt),
+            )
+        if delay is None:
+            raise on_error(response.status_code, body, response.headers)
+        return delay
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with up to 25 % jitter, so parallel clients spread out."""
+        delay = min(self.retry_base_delay * 2.0**attempt, self.retry_max_delay)
+        return delay * (1 - 0.25 * random.random())
+
+
+def retry_delay(
+    status: int, headers: Mapping[str, str], body: bytes, *, backoff: float
+) -> float | None:
+    """Seconds to wait before retrying an error response, or None when it is final.
+
+    Follows the OpenAI and Anthropic SDKs (protocols.md section 0): ``x-should-retry``
+    decides when present; otherwise 408, 409, 429 and every 5xx (529 included) are retried.
+    A 429 about ``insufficient_quota`` is billing, never retried. The server's
+    ``retry-after-ms`` / ``retry-after`` is honored up to 60 s; without one, ``backoff``.
+
+    Args:
+        status: The response status.
+        headers: The response headers (case-insensitive, such as ``httpx.Headers``, or with
+            lower-case keys).
+        body: The response body.
+        backoff: The delay to use when the server names none.
+    """
+    if status == 429 and b"insufficient_quota" in body:
+        return None
+    flag = (headers.get("x-should-retry") or "").strip().lower()
+    if flag == "false" or (flag != "true" and not _retryable_status(status)):
+        return None
+    hinted = retry_after_seconds(headers)
+    if hinted is None:
+        return backoff
+    return min(max(hinted, 0.0), _MAX_RETRY_AFTER)
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+def _normal_timeout(timeout: float | httpx.Timeout | None) -> httpx.Timeout:
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    connect = _CONNECT_TIMEOUT if timeout is None else min(timeout, _CONNECT_TIMEOUT)
+    return httpx.Timeout(timeout, connect=connect)
+
+
+def _loop_key() -> object:
+    """The running event loop (asyncio) or trio token, as a dictionary key."""
+    token = anyio.lowlevel.current_token()
+    # anyio >= 4.11 wraps the native token in a new EventLoopToken at each call.
+    return getattr(token, "native_token", token)
+
+
+def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
+    try:
+        content = json.dumps(call.body, separators=(",", ":"), ensure_ascii=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
+    headers = {"content-type": "application/json", **call.headers}
+    try:
+        return client.build_request("POST", call.url, content=content, headers=headers)
+    except httpx.InvalidURL as exc:
+        raise errors.ConfigError(f"Invalid URL {call.url!r}: {exc}") from exc
+
+
+async def _body_chunks(response: httpx.Response, where: str) -> AsyncGenerator[bytes, None]:
+    # ``aiter_bytes`` undoes a content-encoding (a gzip-ing proxy); identity costs nothing.
+    try:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+    except httpx.HTTPError as exc:
+        raise _body_error(exc, where) from exc
+
+
+async def _close(response: httpx.Response) -> None:
+    with anyio.CancelScope(shield=True):
+        await response.aclose()
+
+
+def _where(call: HttpCall) -> str:
+    """The URL for messages, without a query string (some services put keys there)."""
+    return call.url.split("?", 1)[0]
+
+
+def _request_error(exc: httpx.HTTPError, where: str) -> errors.AIWrapperError:
+    """The error for a request that got no response head."""
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        return errors.RequestTimeoutError(f"{where} did not answer in time ({detail})")
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return errors.ConfigError(f"Cannot send to {where}: {detail}")
+    return errors.ConnectionError(f"Could not reach {where}: {detail}")
+
+
+def _body_error(exc: httpx.HTTPError, where: str) -> errors.AIWrapperError:
+    """The error for a response body that could not be read to its end."""
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        return errors.RequestTimeoutError(f"{where} stopped sending in time ({detail})")
+    return errors.StreamError(f"The response from {where} broke off: {detail}")

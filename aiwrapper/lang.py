@@ -1,0 +1,111 @@
+"""``Lang``: the facade a user holds — factories, ``ask``/``chat``, their blocking twins.
+
+A ``Lang`` pairs one ``Model`` (an HTTP provider or an offline model) with default options.
+Each ``ask``/``chat`` merges options, turns ``functions`` into tools, and hands a fresh ``Run``
+(``loop.py``) the conversation. The factories live in ``factories.py``; provider modules are
+imported only when a factory needs them, so ``import aiwrapper`` stays light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .factories import Factories
+from .loop import Run
+from .messages import LangMessage, LangMessages
+from .options import OptionsLike, merge_options
+from .result import LangResult
+from .syncrun import LoopThread
+from .tools import to_tools
+
+if TYPE_CHECKING:
+    from .providers.base import Model
+    from .providers.scripted import ScriptedRequest
+
+__all__ = ["Lang"]
+
+MessagesLike = Iterable["LangMessage | Mapping[str, Any]"]
+
+
+class Lang(Factories):
+    """A language model with default options; ask it things, with tools.
+
+    Build one with a factory (``Lang.openai``, ``Lang.anthropic``, ``Lang.gemini``,
+    ``Lang.ollama``, ``Lang.openai_compatible``, ``Lang.scripted``, ``Lang.offline``,
+    ``Lang.from_env``), then ``await lang.ask(...)`` or ``lang.ask_sync(...)``.
+    """
+
+    def __init__(self, model: Model, *, options: OptionsLike = None) -> None:
+        self.model: Model = model
+        self.options: OptionsLike = options
+        self._sync = LoopThread()
+
+    @property
+    def provider(self) -> str:
+        """The provider's name (``openai``, ``anthropic``, ``scripted``...)."""
+        return self.model.name
+
+    @property
+    def requests(self) -> list[ScriptedRequest]:
+        """Requests a scripted model received (``Lang.scripted`` only)."""
+        requests = getattr(self.model, "requests", None)
+        if requests is None:
+            raise AttributeError("only Lang.scripted(...) records its requests")
+        return requests  # type: ignore[no-any-return]
+
+    async def ask(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
+        """Ask ``prompt`` as a new conversation; tools run until the model answers."""
+        messages = LangMessages([LangMessage.text("user", prompt)])
+        return await self._run(prompt, messages, options, overrides)
+
+    async def chat(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult:
+        """Continue a conversation (``result.messages`` or a list of message dicts)."""
+        conversation = LangMessages(messages)
+        users = [m for m in conversation if m.role == "user"]
+        return await self._run(users[-1].content if users else "", conversation, options, overrides)
+
+    def ask_sync(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
+        """``ask`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.ask(prompt, options, **overrides))
+
+    def chat_sync(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult:
+        """``chat`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.chat(messages, options, **overrides))
+
+    async def _run(
+        self,
+        prompt: str,
+        messages: LangMessages,
+        options: OptionsLike,
+        overrides: Mapping[str, Any],
+    ) -> LangResult:
+        merged = merge_options(self.options, options, **overrides)
+        tools = to_tools(merged.functions or ())
+        result = LangResult(prompt=prompt, messages=messages)
+        return await Run(self.model, merged, tools, result).run()
+
+    async def aclose(self) -> None:
+        """Close connections (those of the sync facade's loop too)."""
+        if self._sync.started:
+            self._sync.run(self.model.aclose())
+            self._sync.close()
+        await self.model.aclose()
+
+    def close(self) -> None:
+        """Blocking ``aclose`` for scripts."""
+        self._sync.run(self.model.aclose())
+        self._sync.close()
+
+    async def __aenter__(self) -> Lang:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"Lang({self.model.name}, model={self.model.model!r})"

@@ -1,0 +1,145 @@
+"""The run: rounds of request, assembly and tool execution until the model answers.
+
+``Run`` owns everything that spans rounds: the conversation, limits (``max_iterations``, the
+run ``timeout``), usage totals, the ``on_result`` notifications and manual mode. One round sends
+the conversation, folds the streamed events into the assistant message (``assembler.py``),
+and, when the message asks for calls, hands them to ``execution.py`` and appends the results
+in the order the model made the calls. A round is final only when it ends with no calls.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import replace
+
+import anyio
+
+from .assembler import Assembler
+from .errors import ConfigError, MaxIterationsError, RunTimeoutError
+from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
+from .execution import CallExecutor
+from .messages import LangMessage, LangMessages
+from .options import LangOptions
+from .providers.base import Model, ProviderRequest
+from .result import LangResult
+from .tools import Tool
+
+__all__ = ["Run"]
+
+_WATCHED = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta)
+
+
+class Run:
+    """One ``ask``/``chat``: a model, merged options, tools and the growing result."""
+
+    def __init__(
+        self, model: Model, options: LangOptions, tools: Sequence[Tool], result: LangResult
+    ) -> None:
+        _check_config(tools, options)
+        self.model = model
+        self.options = options
+        self.tools = tools
+        self.result = result
+        self.executor = CallExecutor(tools, options, result, self._notify)
+        _add_system_prompt(result.messages, options.system_prompt)
+
+    async def run(self) -> LangResult:
+        """Run rounds until a final answer; raise on limits with the partial result."""
+        with anyio.move_on_after(self.options.timeout) as scope:
+            await self._rounds()
+        if scope.cancelled_caught:
+            raise RunTimeoutError(
+                f"the run did not finish within {self.options.timeout:g} s", self.result
+            )
+        return self.result
+
+    async def _rounds(self) -> None:
+        options = self.options
+        while True:
+            if self.result.iterations >= (options.max_iterations or 1):
+                raise MaxIterationsError(
+                    f"no final answer after {self.result.iterations} model requests "
+                    f"(max_iterations={options.max_iterations})",
+                    self.result,
+                )
+            message = await self._request(options)
+            calls = message.tool_calls
+            if not calls or not options.auto_execute:
+                await self._finish(calls)
+                return
+            self.result.messages.extend(await self.executor.run_turn(calls))
+            await self._notify()
+            # A forced choice applies to one round; keeping it would force calls forever.
+            options = replace(options, function_call=None)
+
+    async def _request(self, options: LangOptions) -> LangMessage:
+        result = self.result
+        result.answer, result.thinking = "", ""
+        assembler = Assembler(self.model.name, live=options.on_result is not None)
+        request = ProviderRequest(
+            model=options.model or self.model.model,
+            messages=result.messages,
+            tools=self.tools,
+            options=options,
+            stream=bool(options.stream),
+        )
+
+        started: set[int] = set()
+
+        async def sink(event: Event) -> None:
+            assembler.add(event)
+            if isinstance(event, ToolCallStart) and event.index not in started:
+                started.add(event.index)
+                result.function_calls.append(assembler.calls[event.index].call)
+            if assembler.live and isinstance(event, _WATCHED):
+                result.answer, result.thinking = _latest_text(assembler.message)
+                await self._notify()
+
+        await self.model.send(request, sink)
+        message = assembler.finish()
+        result.messages.append(message)
+        result.iterations += 1
+        result.usage.requests.append(assembler.usage)
+        result.answer, result.thinking = message.content, message.thinking
+        result.finish_reason = assembler.finish_reason
+        return message
+
+    async def _finish(self, calls: Sequence[object]) -> None:
+        self.result.finished = True
+        if calls:
+            self.result.finish_reason = "tool_calls"
+        await self._notify()
+
+    async def _notify(self) -> None:
+        callback = self.options.on_result
+        if callback is not None:
+            value = callback(self.result)
+            if inspect.isawaitable(value):
+                await value
+
+
+def _latest_text(message: LangMessage) -> tuple[str, str]:
+    return message.content, message.thinking
+
+
+def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:
+    if options.approve is None:
+        flagged = [t.name for t in tools if t.requires_approval]
+        if flagged:
+            raise ConfigError(
+                f"tools {flagged} are declared requires_approval=True but no approve "
+                "callback was given"
+            )
+    if options.auto_execute and options.function_handler is None:
+        bare = [t.name for t in tools if not t.has_implementation]
+        if bare:
+            raise ConfigError(
+                f"functions {bare} are definitions without an implementation: pass a "
+                "function_handler to run their calls (or auto_execute=False)"
+            )
+
+
+def _add_system_prompt(messages: LangMessages, system_prompt: str | None) -> None:
+    if system_prompt and not (messages and messages[0].role == "system"):
+        messages.insert(0, LangMessage.text("system", system_prompt))

@@ -1,0 +1,137 @@
+"""``LangOptions``: every knob of a run, and how layers of options merge.
+
+Options come from three layers, merged field by field in this order: the ``Lang``'s defaults,
+the per-call options (a ``LangOptions`` or a plain dict), then keyword overrides. A field left
+``None`` does not override. ``merge_options`` returns one ``LangOptions`` with every unset field
+filled from ``DEFAULTS``; an unknown key is a ``TypeError`` naming the closest valid one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+if TYPE_CHECKING:
+    from .result import FunctionCall, LangResult
+
+__all__ = ["DEFAULTS", "LangOptions", "OptionsLike", "merge_options"]
+
+ResultCallback = Callable[["LangResult"], Union[None, Awaitable[None]]]
+FunctionHandler = Callable[["FunctionCall"], Any]
+ApproveCallback = Callable[["FunctionCall"], Union[bool, str, Awaitable[Union[bool, str]]]]
+FunctionCallChoice = Union[str, Mapping[str, str]]
+Thinking = Union[bool, int, Literal["low", "medium", "high"]]
+
+
+@dataclass(slots=True)
+class LangOptions:
+    """Options of a run; every field defaults to ``None`` ("not set here").
+
+    Attributes:
+        on_result: Called (sync or async) with the growing ``LangResult`` after every change.
+        functions: Tools: ``Tool`` objects, plain callables, or dict definitions.
+        function_handler: Runs calls of dict definitions, and every call when given.
+        function_call: ``"auto"``, ``"none"``, ``"required"``, a name, or ``{"name": ...}``.
+        parallel: Run one turn's calls concurrently (default True).
+        max_concurrency: Cap on calls running at once (default unlimited).
+        parallel_tool_calls: Hint to the provider whether it may make several calls per turn.
+        max_iterations: Model requests per run (default 10).
+        timeout: Seconds for the whole run.
+        tool_timeout: Seconds for each call (a tool's own ``timeout`` wins).
+        approve: Decides whether a call may run: True, False, or a reason string to deny.
+        tool_errors: ``"return"`` errors to the model (default) or ``"raise"`` them.
+        system_prompt: A system message put before the conversation.
+        temperature: Sampling temperature.
+        max_tokens: Output token cap.
+        top_p: Nucleus sampling.
+        stop: Stop sequences.
+        thinking: True, a token budget, or ``"low"``/``"medium"``/``"high"``.
+        stream: Stream responses (default True).
+        auto_execute: Execute calls and continue (default True); False returns them unexecuted.
+        model: Per-call model override.
+        deps: Any object handed to tools through ``Context.deps``.
+        extra_body: Keys merged into the request body.
+        extra_headers: Headers added to the request.
+    """
+
+    on_result: ResultCallback | None = None
+    functions: Sequence[Any] | None = None
+    function_handler: FunctionHandler | None = None
+    function_call: FunctionCallChoice | None = None
+    parallel: bool | None = None
+    max_concurrency: int | None = None
+    parallel_tool_calls: bool | None = None
+    max_iterations: int | None = None
+    timeout: float | None = None
+    tool_timeout: float | None = None
+    approve: ApproveCallback | None = None
+    tool_errors: Literal["return", "raise"] | None = None
+    system_prompt: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    stop: str | Sequence[str] | None = None
+    thinking: Thinking | None = None
+    stream: bool | None = None
+    auto_execute: bool | None = None
+    model: str | None = None
+    deps: Any = None
+    extra_body: Mapping[str, Any] | None = None
+    extra_headers: Mapping[str, str] | None = None
+
+
+DEFAULTS = LangOptions(
+    parallel=True,
+    max_iterations=10,
+    tool_errors="return",
+    stream=True,
+    auto_execute=True,
+)
+
+OptionsLike = Union[LangOptions, Mapping[str, Any], None]
+_NAMES = tuple(f.name for f in fields(LangOptions))
+
+
+def _check_keys(keys: Iterable[str]) -> None:
+    for key in keys:
+        if key not in _NAMES:
+            close = difflib.get_close_matches(key, _NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"unknown option {key!r}{hint}")
+
+
+def _as_options(layer: OptionsLike) -> LangOptions:
+    if layer is None:
+        return LangOptions()
+    if isinstance(layer, LangOptions):
+        return layer
+    if isinstance(layer, Mapping):
+        _check_keys(layer)
+        return LangOptions(**layer)
+    raise TypeError(f"options must be a LangOptions or a dict, not {type(layer).__name__}")
+
+
+def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
+    """Merge option layers left to right (later wins, ``None`` never overrides) over DEFAULTS."""
+    _check_keys(overrides)
+    merged = {f: getattr(DEFAULTS, f) for f in _NAMES}
+    for layer in (*map(_as_options, layers), LangOptions(**overrides)):
+        for name in _NAMES:
+            value = getattr(layer, name)
+            if value is not None:
+                merged[name] = value
+    return _validated(replace(DEFAULTS, **merged))
+
+
+def _validated(options: LangOptions) -> LangOptions:
+    from .errors import ConfigError
+
+    if options.tool_errors not in ("return", "raise"):
+        raise ConfigError(f"tool_errors must be 'return' or 'raise', not {options.tool_errors!r}")
+    if options.max_iterations is not None and options.max_iterations < 1:
+        raise ConfigError("max_iterations must be at least 1")
+    if options.max_concurrency is not None and options.max_concurrency < 1:
+        raise ConfigError("max_concurrency must be at least 1")
+    return options

@@ -1,0 +1,187 @@
+"""Decoding Gemini answers (streamed SSE chunks or whole bodies) into neutral events.
+
+Owns protocols.md §3.4, §3.6-3.8 on the way back: every ``GenerateContentResponse`` chunk is
+read part by part, in order. Text parts become ``TextDelta``, ``thought`` parts
+``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, and parts the SDK
+does not interpret are kept verbatim as opaque parts. A ``thoughtSignature`` stays on the part it
+arrived with (``PartStateEvent``). Usage is cumulative (the last chunk wins); the finish reason is
+remembered and emitted by ``close()``, because Gemini has no end marker and may still send
+usage after it. Error mapping lives in ``gemini_errors.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import BadRequestError, StreamError
+from ..events import (
+    Event,
+    FinishEvent,
+    FinishReason,
+    OpaquePartEvent,
+    PartStateEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from ..messages import ProviderState
+from .gemini_encode import PROVIDER
+from .gemini_errors import error_in_stream
+
+__all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
+
+_CONTENT_FILTER = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"})
+# Keys a text or thought part may carry besides ``text``; anything else is another data field.
+_TEXT_METADATA = frozenset({"text", "thought", "thoughtSignature"})
+
+
+def finish_reason(raw: str, has_calls: bool) -> FinishReason:
+    """Map Gemini's ``finishReason`` (protocols.md §6.5).
+
+    ``STOP`` is also what Gemini says after function calls, so calls in the turn win over any
+    reason. ``MALFORMED_FUNCTION_CALL``, ``UNEXPECTED_TOOL_CALL``, ``TOO_MANY_TOOL_CALLS``,
+    ``OTHER``, ``LANGUAGE`` and unknown reasons are ``error``.
+    """
+    if has_calls:
+        return "tool_calls"
+    if raw == "STOP":
+        return "stop"
+    if raw == "MAX_TOKENS":
+        return "length"
+    if raw in _CONTENT_FILTER or raw.startswith("IMAGE_"):
+        return "content_filter"
+    return "error"
+
+
+def usage_event(usage: Mapping[str, Any]) -> UsageEvent:
+    """The request's usage from ``usageMetadata`` (§3.8): cumulative, so it replaces earlier."""
+    thoughts = usage.get("thoughtsTokenCount")
+    prompt = int(usage.get("promptTokenCount", 0)) + int(usage.get("toolUsePromptTokenCount", 0))
+    output = int(usage.get("candidatesTokenCount", 0)) + int(thoughts or 0)
+    cached = usage.get("cachedContentTokenCount")
+    return UsageEvent(
+        input_tokens=prompt,
+        output_tokens=output,
+        cached_input_tokens=int(cached) if cached is not None else None,
+        reasoning_tokens=int(thoughts) if thoughts is not None else None,
+        raw=dict(usage),
+    )
+
+
+def _state(data: dict[str, Any]) -> ProviderState:
+    return ProviderState(provider=PROVIDER, data=data)
+
+
+def _text_events(text: str, *, thought: bool, signature: str | None) -> list[Event]:
+    delta = ThinkingDelta if thought else TextDelta
+    if signature is None:
+        return [delta(text)] if text else []
+    # §3.6/§3.7: a signed part stays its own part, even with empty text, so the signature can
+    # go back on exactly that part.
+    return [delta(text, new_part=True), PartStateEvent(_state({"thoughtSignature": signature}))]
+
+
+class GeminiStreamDecoder:
+    """Decodes one Gemini response: feed every SSE ``data`` payload, then ``close()``."""
+
+    def __init__(self) -> None:
+        self._calls = 0
+        self._finish: str | None = None
+
+    def feed(self, event: str | None, data: str) -> list[Event]:
+        """Decode one SSE event's data (Gemini sends no ``event:`` names)."""
+        try:
+            payload = json.loads(data)
+        except ValueError as exc:
+            raise StreamError(f"Gemini sent a chunk that is not JSON: {data[:200]!r}") from exc
+        return self.feed_json(payload)
+
+    def feed_json(self, payload: Any) -> list[Event]:
+        """Decode one parsed ``GenerateContentResponse`` (or a JSON array of them)."""
+        try:
+            return self._decode(payload)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+            raise StreamError(f"Gemini sent a chunk that cannot be decoded: {exc!r}") from exc
+
+    def close(self) -> list[Event]:
+        """The body ended: emit the finish, or raise ``StreamError`` if none was seen."""
+        if self._finish is None:
+            raise StreamError("the Gemini response ended without a finishReason (cut off?)")
+        return [FinishEvent(finish_reason(self._finish, self._calls > 0), raw=self._finish)]
+
+    def _decode(self, payload: Any) -> list[Event]:
+        if isinstance(payload, list):  # a non-SSE answer is an array of chunks
+            return [event for item in payload for event in self._decode(item)]
+        if not isinstance(payload, Mapping):
+            raise StreamError(f"Gemini sent a chunk that is not a JSON object: {payload!r}")
+        if "error" in payload:
+            raise error_in_stream(payload)
+        events: list[Event] = []
+        candidates = payload.get("candidates") or []
+        if candidates:
+            events += self._candidate(candidates[0])
+        else:
+            _raise_if_blocked(payload)
+        usage = payload.get("usageMetadata")
+        if usage:
+            events.append(usage_event(usage))
+        return events
+
+    def _candidate(self, candidate: Mapping[str, Any]) -> list[Event]:
+        # §3.4: a candidate may have no content/parts (a safety stop, say).
+        content = candidate.get("content") or {}
+        events = [event for part in content.get("parts") or [] for event in self._part(part)]
+        if candidate.get("finishReason"):
+            self._finish = str(candidate["finishReason"])
+        return events
+
+    def _part(self, part: Mapping[str, Any]) -> list[Event]:
+        signature = part.get("thoughtSignature")
+        if "functionCall" in part:
+            return self._call(part["functionCall"], signature)
+        if _TEXT_METADATA.issuperset(part):
+            text = str(part.get("text", ""))
+            return _text_events(text, thought=bool(part.get("thought")), signature=signature)
+        # executableCode, inlineData, ...: kept verbatim and replayed to Gemini unchanged.
+        state = _state({"part": dict(part)})
+        if part.get("thought"):
+            return [OpaquePartEvent(state, kind="thinking")]
+        return [OpaquePartEvent(state, kind="raw")]
+
+    def _call(self, call: Mapping[str, Any], signature: str | None) -> list[Event]:
+        # §3.7: calls arrive whole, without an index; parallel calls may be split across
+        # chunks, so number them in arrival order over the whole response.
+        index = self._calls
+        self._calls += 1
+        args = call.get("args") or {}
+        if not isinstance(args, dict):
+            raise StreamError(f"Gemini sent functionCall args that are not an object: {args!r}")
+        # Every Gemini call carries Gemini state (its signature, or an empty marker): that is
+        # how the encoder knows the turn is Gemini's own and needs no placeholder signature.
+        data = {"thoughtSignature": signature} if signature else {}
+        return [
+            ToolCallStart(index, call.get("id") or None, str(call["name"])),
+            PartStateEvent(_state(data), index=index),
+            ToolCallEnd(index, arguments=args),
+        ]
+
+
+def _raise_if_blocked(payload: Mapping[str, Any]) -> None:
+    # §3.4: a blocked prompt has no candidates, only promptFeedback.blockReason. There is no
+    # turn to finish, so it surfaces as a clear error naming the reason rather than an empty
+    # answer.
+    feedback = payload.get("promptFeedback") or {}
+    reason = feedback.get("blockReason")
+    if not reason:
+        return
+    detail = feedback.get("blockReasonMessage")
+    suffix = f": {detail}" if detail else ""
+    raise BadRequestError(
+        f"Gemini blocked the prompt (blockReason {reason}){suffix}",
+        provider=PROVIDER,
+        body=dict(payload),
+    )

@@ -1,0 +1,134 @@
+"""``HttpModel``: a provider's wire format plus the HTTP transport, together a ``Model``.
+
+The glue between the protocol and transport layers: encode the request, send it, cut the
+body into SSE events or NDJSON lines, feed them to the provider's decoder and hand every event
+to the loop's sink. It knows no wire format itself (that stays in ``providers/<name>.py``) and
+no httpx (that stays in ``http.py``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import errors
+from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
+from ..http import HttpTransport
+from .base import EventSink, HttpCall, Provider, ProviderRequest, StreamDecoder
+
+__all__ = ["HttpModel"]
+
+
+class HttpModel:
+    """A ``Model`` that talks to a provider over HTTP.
+
+    Args:
+        provider: The wire format (OpenAI, Anthropic, ...), already configured.
+        transport: Sends the requests; shared by every call of this model.
+        model: The model name, as the provider spells it.
+    """
+
+    def __init__(self, provider: Provider, transport: HttpTransport, *, model: str) -> None:
+        if provider.framing not in ("sse", "ndjson"):
+            raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
+        self.name = provider.name
+        self.model = model
+        self.provider = provider
+        self.transport = transport
+        # Ollama's decoder must know the declared tool names (its wire mixes calls into text);
+        # asked once here rather than on every request.
+        self._wants_tool_names = _accepts_keyword(provider.decode_stream, "tool_names")
+
+    async def send(self, request: ProviderRequest, sink: EventSink) -> None:
+        """Run one round and hand every event to ``sink`` in order.
+
+        Raises:
+            ProviderError: the provider answered with an error (status, or inside the stream).
+            ConnectionError: the provider could not be reached.
+            RequestTimeoutError: the provider did not answer in time.
+            StreamError: the response broke off or could not be decoded.
+        """
+        call = self.provider.encode(request)
+        if call.stream:
+            await self._send_stream(call, request, sink)
+            return
+        body = await self.transport.request_json(call, self.provider.error)
+        try:
+            events = self.provider.decode_response(body)
+        except errors.AIWrapperError:
+            raise
+        except Exception as exc:
+            raise self._undecodable(exc) from exc
+        for event in events:
+            await sink(event)
+
+    async def aclose(self) -> None:
+        """Release the transport's connections."""
+        await self.transport.aclose()
+
+    async def _send_stream(self, call: HttpCall, request: ProviderRequest, sink: EventSink) -> None:
+        decoder = self._new_decoder(request)
+        framer = SSEDecoder() if self.provider.framing == "sse" else _NDJSONFrames()
+        async with self.transport.stream(call, self.provider.error) as chunks:
+            async for chunk in chunks:
+                items = framer.feed(chunk)
+                if items:
+                    await self._emit(decoder, items, sink)
+        await self._emit(decoder, framer.flush(), sink)
+        try:
+            events = decoder.close()
+        except errors.AIWrapperError:
+            raise
+        except Exception as exc:
+            raise self._undecodable(exc) from exc
+        for event in events:
+            await sink(event)
+
+    async def _emit(
+        self, decoder: StreamDecoder, items: Iterable[SSEEvent], sink: EventSink
+    ) -> None:
+        """Decode framed items and hand their events on (sink errors are not wrapped)."""
+        for name, data in items:
+            try:
+                events = decoder.feed(name, data)
+            except errors.AIWrapperError:
+                raise
+            except Exception as exc:
+                raise self._undecodable(exc) from exc
+            for event in events:
+                await sink(event)
+
+    def _new_decoder(self, request: ProviderRequest) -> StreamDecoder:
+        if self._wants_tool_names:
+            make: Callable[..., StreamDecoder] = self.provider.decode_stream
+            return make(tool_names=[tool.name for tool in request.tools])
+        return self.provider.decode_stream()
+
+    def _undecodable(self, exc: Exception) -> errors.StreamError:
+        return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
+
+
+class _NDJSONFrames:
+    """NDJSON lines in the ``(event, data)`` shape of SSE events; a line has no event name."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self) -> None:
+        self._lines = NDJSONDecoder()
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        return [(None, line) for line in self._lines.feed(chunk)]
+
+    def flush(self) -> list[SSEEvent]:
+        return [(None, line) for line in self._lines.flush()]
+
+
+def _accepts_keyword(func: Callable[..., Any], name: str) -> bool:
+    """Whether ``func`` has a parameter ``name`` that can be passed by keyword."""
+    try:
+        parameter = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return parameter is not None and parameter.kind in keyword_kinds

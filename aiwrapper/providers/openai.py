@@ -1,0 +1,482 @@
+"""The OpenAI Chat Completions wire, for OpenAI itself and every OpenAI-compatible server.
+
+This module owns the translation both ways (protocols.md section 1): requests with ``tools``,
+``tool_choice`` and replayed tool-call turns; the streamed ``chat.completion.chunk`` events and
+the whole ``chat.completion`` body, decoded into neutral events; and error bodies mapped to the
+exception tree. Server differences are data in ``openai_compat.OpenAIProfile``; HTTP, retries
+and SSE framing belong to the transport.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from .. import errors
+from ..events import (
+    Event,
+    FinishEvent,
+    FinishReason,
+    OpaquePartEvent,
+    PartStateEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from ..messages import LangMessage, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from .base import (
+    HttpCall,
+    ProviderRequest,
+    ToolChoice,
+    error_class_for_status,
+    error_result_text,
+    make_error,
+    parse_json_body,
+    tool_choice,
+)
+from .openai_compat import (
+    COMPATIBLE_PROFILE,
+    DEFAULT_BASE_URL,
+    OPENAI_ENV_VAR,
+    OPENAI_PROFILE,
+    PRESETS,
+    OpenAIProfile,
+    content_items,
+    error_fields,
+    get_preset,
+    merge_reasoning_details,
+    profile_for_base_url,
+    stream_error,
+    thinking_fields,
+    wire_call_id,
+)
+
+if TYPE_CHECKING:
+    from ..options import LangOptions
+    from ..tools import Tool
+
+# Profiles and presets live in openai_compat; they are re-exported here for the factories.
+__all__ = [
+    "COMPATIBLE_PROFILE",
+    "DEFAULT_BASE_URL",
+    "OPENAI_ENV_VAR",
+    "OPENAI_PROFILE",
+    "PRESETS",
+    "OpenAIProfile",
+    "OpenAIProvider",
+    "OpenAIStreamDecoder",
+    "get_preset",
+    "profile_for_base_url",
+]
+
+_loads = json.loads
+_EMPTY: dict[str, Any] = {}
+
+# Wire finish_reason -> canonical (protocols.md 6.5). "tool_calls" without calls in the turn
+# is not trusted; calls are detected from content, never from the reason alone.
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+
+class OpenAIProvider:
+    """Chat Completions for OpenAI or any compatible server described by ``profile``.
+
+    Args:
+        api_key: Sent as ``Authorization: Bearer``; None for local servers without auth.
+        base_url: Including the version (``https://api.openai.com/v1``).
+        profile: What the server accepts (see ``openai_compat.PRESETS``).
+        organization: Sent as ``OpenAI-Organization``.
+        project: Sent as ``OpenAI-Project``.
+    """
+
+    framing: Literal["sse", "ndjson"] = "sse"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str = DEFAULT_BASE_URL,
+        profile: OpenAIProfile = OPENAI_PROFILE,
+        organization: str | None = None,
+        project: str | None = None,
+    ) -> None:
+        self.name = profile.name
+        self.profile = profile
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self._headers = {"Content-Type": "application/json"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        if organization:
+            self._headers["OpenAI-Organization"] = organization
+        if project:
+            self._headers["OpenAI-Project"] = project
+
+    def __repr__(self) -> str:
+        return f"OpenAIProvider(name={self.name!r}, url={self.url!r})"
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def encode(self, request: ProviderRequest) -> HttpCall:
+        """The ``POST /chat/completions`` request for one round."""
+        options = request.options
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": [self._encode_message(m) for m in request.messages],
+        }
+        if request.tools:
+            self._encode_tools(request.tools, options, body)
+        if request.stream:
+            body["stream"] = True
+            if self.profile.include_usage:
+                body["stream_options"] = {"include_usage": True}
+        self._encode_sampling(options, body)
+        body.update(thinking_fields(self.profile, options.thinking))
+        if options.extra_body:
+            body.update(options.extra_body)
+        headers = dict(self._headers)
+        if options.extra_headers:
+            headers.update(options.extra_headers)
+        return HttpCall(self.url, headers, body, request.stream)
+
+    def _encode_sampling(self, options: LangOptions, body: dict[str, Any]) -> None:
+        if options.temperature is not None:
+            body["temperature"] = options.temperature
+        if options.top_p is not None:
+            body["top_p"] = options.top_p
+        if options.max_tokens is not None:
+            body[self.profile.max_tokens_field] = options.max_tokens
+        if options.stop is not None:
+            body["stop"] = options.stop if isinstance(options.stop, str) else list(options.stop)
+
+    def _encode_tools(
+        self, tools: Sequence[Tool], options: LangOptions, body: dict[str, Any]
+    ) -> None:
+        profile = self.profile
+        choice = tool_choice(options.function_call)
+        if choice is not None and not profile.supports_tool_choice and choice.mode == "none":
+            return  # no tool_choice on this server: "none" is said by sending no tools
+        if (
+            choice is not None
+            and choice.mode == "named"
+            and not (profile.supports_tool_choice and profile.supports_named_tool_choice)
+        ):
+            # The server ignores a named choice: offer only that tool, and require a call.
+            tools = [t for t in tools if t.name == choice.name]
+            choice = ToolChoice("required")
+        declarations = [t.schema_for("openai") for t in tools]
+        body["tools"] = declarations
+        if choice is not None and profile.supports_tool_choice:
+            body["tool_choice"] = _wire_tool_choice(choice)
+        parallel = options.parallel_tool_calls
+        if parallel is None and any(_is_strict(d) for d in declarations):
+            parallel = False  # strict mode is documented as incompatible with parallel calls
+        if parallel is not None and profile.supports_parallel_tool_calls:
+            body["parallel_tool_calls"] = parallel
+
+    def _encode_message(self, message: LangMessage) -> dict[str, Any]:
+        if message.role == "assistant":
+            return self._encode_assistant(message)
+        if message.role == "tool":
+            content = message.content
+            if message.is_error:
+                content = error_result_text(content, message.error_type)
+            call_id = wire_call_id(self.profile, message.tool_call_id or "")
+            return {"role": "tool", "tool_call_id": call_id, "content": content}
+        return {"role": message.role, "content": message.content}
+
+    def _encode_assistant(self, message: LangMessage) -> dict[str, Any]:
+        texts: list[str] = []
+        thinking: list[str] = []
+        calls: list[dict[str, Any]] = []
+        replay: dict[str, Any] = {}  # this server's own opaque keys, sent back verbatim
+        for part in message.parts:
+            own = part.state is not None and part.state.provider == self.name
+            if isinstance(part, ToolCallPart):
+                calls.append(self._encode_call(part, own))
+                continue
+            if isinstance(part, TextPart):
+                texts.append(part.text)
+            elif isinstance(part, ThinkingPart) and (own or part.state is None):
+                thinking.append(part.text)
+            if own and part.state is not None:
+                _merge_replay(replay, part.state.data)
+        out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+        if calls:
+            out["tool_calls"] = calls
+            if self.profile.reasoning_echo_field and thinking:
+                out[self.profile.reasoning_echo_field] = "".join(thinking)
+        elif out["content"] is None:
+            out["content"] = ""  # an assistant message needs content or tool_calls
+        out.update(replay)
+        return out
+
+    def _encode_call(self, part: ToolCallPart, own: bool) -> dict[str, Any]:
+        call = part.call
+        entry: dict[str, Any] = {
+            "id": wire_call_id(self.profile, call.id),
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments_json()},
+        }
+        if own and part.state is not None:
+            entry.update(part.state.data)  # e.g. Gemini-compat extra_content, verbatim
+        return entry
+
+    # -- responses --------------------------------------------------------------------------
+
+    def decode_stream(self) -> OpenAIStreamDecoder:
+        """A fresh decoder for one streamed response."""
+        return OpenAIStreamDecoder(self.name)
+
+    def decode_response(self, body: Any) -> list[Event]:
+        """Events for a whole ``chat.completion`` body, the same a stream would produce."""
+        decoder = OpenAIStreamDecoder(self.name)
+        try:
+            if "error" in body or body.get("object") == "error":
+                raise stream_error(self.name, body.get("error", body))
+            choice = body["choices"][0]
+            message = dict(choice.get("message") or _EMPTY)
+            calls = message.get("tool_calls")
+            if calls:
+                message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls)]
+            chunk = {
+                "choices": [{"delta": message, "finish_reason": choice.get("finish_reason")}],
+                "usage": body.get("usage"),
+            }
+            return decoder.decode_chunk(chunk) + decoder.feed(None, "[DONE]")
+        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            raise errors.StreamError(
+                f"{self.name}: unexpected response body: {body!r:.300}"
+            ) from exc
+
+    def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
+        """The exception for an HTTP error response (``{"error": {...}}`` and variants)."""
+        payload = parse_json_body(body)
+        message, tags = error_fields(payload)
+        # insufficient_quota is a 429 that retrying cannot fix (protocols.md 1.9).
+        quota = "insufficient_quota" in tags
+        if quota:
+            message += " (quota exhausted: retrying will not help)"
+        cls = error_class_for_status(status)
+        if cls is errors.ServerError and "overloaded" in tags:
+            cls = errors.OverloadedError
+        err = make_error(
+            cls,
+            message or f"HTTP {status}",
+            provider=self.name,
+            status=status,
+            body=payload,
+            headers=headers,
+        )
+        if quota:
+            err.retry_after = None
+        return err
+
+
+def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice.mode == "named":
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice.mode
+
+
+def _is_strict(declaration: Mapping[str, Any]) -> bool:
+    function = declaration.get("function")
+    return isinstance(function, Mapping) and function.get("strict") is True
+
+
+def _merge_replay(replay: dict[str, Any], data: Mapping[str, Any]) -> None:
+    for key, value in data.items():
+        if key == "reasoning_details" and key in replay:
+            replay[key] = [*replay[key], *value]
+        else:
+            replay[key] = value
+
+
+class OpenAIStreamDecoder:
+    """Turns ``chat.completion.chunk`` payloads into events; one per streamed response.
+
+    Calls are keyed by ``delta.tool_calls[].index``: the first delta of an index starts the
+    call (its ``id`` and ``name``), later ones only add argument fragments. The per-chunk path
+    is kept lean: one ``json.loads`` and a few dict lookups for a plain text delta.
+    """
+
+    __slots__ = ("_calls", "_details", "_done", "_finish", "_ids", "_name", "_pending", "_refused")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._calls: dict[int, bool] = {}  # started index -> any argument text seen
+        self._pending: dict[int, tuple[str | None, str]] = {}  # index without a name yet
+        self._ids: dict[str, int] = {}  # id -> index, for servers that omit "index"
+        self._details: list[dict[str, Any]] = []  # OpenRouter reasoning_details, merged
+        self._finish: str | None = None
+        self._refused = False
+        self._done = False
+
+    def feed(self, event: str | None, data: str) -> list[Event]:
+        """Decode one SSE ``data`` payload (``event`` names are not used on this wire)."""
+        if data == "[DONE]":
+            return self._on_done()
+        if self._done:
+            return []
+        try:
+            return self.decode_chunk(_loads(data))
+        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
+
+    def close(self) -> list[Event]:
+        """The body ended; a stream without ``data: [DONE]`` was cut off."""
+        if not self._done:
+            raise errors.StreamError(f"{self._name}: stream ended before [DONE]")
+        return []
+
+    def decode_chunk(self, chunk: dict[str, Any]) -> list[Event]:
+        """Events for one parsed chunk (also used for whole bodies, as a single chunk)."""
+        if "error" in chunk:  # protocols.md 1.6: an error object inside a 200 stream
+            raise stream_error(self._name, chunk["error"])
+        choices = chunk.get("choices")
+        if not choices:  # the include_usage chunk has "choices": []
+            if chunk.get("object") == "error":  # vLLM / Mistral error shape
+                raise stream_error(self._name, chunk)
+            usage = chunk.get("usage")
+            return [_usage_event(usage)] if usage else []
+        choice = choices[0]
+        out: list[Event] = []
+        delta = choice.get("delta")
+        if delta:
+            content = delta.get("content")
+            if content and len(delta) == 1 and content.__class__ is str:
+                out.append(TextDelta(content))
+            else:
+                self._delta(delta, out)
+        if choice.get("finish_reason"):
+            self._on_finish(choice["finish_reason"], out)
+        usage = chunk.get("usage")  # Mistral and others put it on the last choice chunk
+        if usage:
+            out.append(_usage_event(usage))
+        return out
+
+    def _delta(self, delta: dict[str, Any], out: list[Event]) -> None:
+        get = delta.get
+        # DeepSeek / llama.cpp / older vLLM say reasoning_content, OpenRouter / Ollama / newer
+        # vLLM say reasoning; some send both with the same text, so take one.
+        reasoning = get("reasoning_content") or get("reasoning")
+        if reasoning and reasoning.__class__ is str:
+            out.append(ThinkingDelta(reasoning))
+        content = get("content")
+        if content:
+            if content.__class__ is str:
+                out.append(TextDelta(content))
+            else:
+                content_items(content, out)
+        refusal = get("refusal")
+        if refusal:
+            self._refused = True
+            out.append(TextDelta(refusal))  # shown as text; the turn ends as content_filter
+        if get("tool_calls"):
+            self._tool_deltas(delta["tool_calls"], out)
+        if get("reasoning_details"):
+            merge_reasoning_details(self._details, delta["reasoning_details"])
+        if get("extra_content") and out:  # Gemini-compat signature on the part just sent
+            state = ProviderState(self._name, {"extra_content": delta["extra_content"]})
+            out.append(PartStateEvent(state))
+
+    def _tool_deltas(self, tool_calls: list[dict[str, Any]], out: list[Event]) -> None:
+        calls = self._calls
+        for tc in tool_calls:
+            index = tc.get("index")
+            if index is None:
+                index = self._index_without(tc)
+            function = tc.get("function") or _EMPTY
+            seen = calls.get(index)
+            # id and name are read on the first delta of an index only, so servers that
+            # resend them on later deltas merge idempotently.
+            if seen is None and not self._start(index, tc, function, out):
+                continue
+            arguments = function.get("arguments")
+            if arguments:
+                if arguments.__class__ is not str:  # a whole object, not JSON text
+                    arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+                out.append(ToolCallDelta(index, arguments))
+                if not seen:
+                    calls[index] = True
+
+    def _start(
+        self, index: int, tc: dict[str, Any], function: dict[str, Any], out: list[Event]
+    ) -> bool:
+        pending = self._pending.pop(index, None)
+        call_id = tc.get("id") or (pending[0] if pending else None)
+        buffered = pending[1] if pending else ""
+        name = function.get("name")
+        if not name:  # id before name: wait for the name, keeping any arguments
+            self._pending[index] = (call_id, buffered + (function.get("arguments") or ""))
+            return False
+        self._calls[index] = bool(buffered)
+        out.append(ToolCallStart(index, call_id, name))
+        if tc.get("extra_content"):  # Gemini-compat thought signature on this call
+            state = ProviderState(self._name, {"extra_content": tc["extra_content"]})
+            out.append(PartStateEvent(state, index=index))
+        if buffered:
+            out.append(ToolCallDelta(index, buffered))
+        return True
+
+    def _index_without(self, tc: dict[str, Any]) -> int:
+        call_id = tc.get("id")
+        if call_id is None:  # a continuation: the latest call
+            return max(self._calls, default=0)
+        if call_id not in self._ids:
+            self._ids[call_id] = len(self._ids)
+        return self._ids[call_id]
+
+    def _on_finish(self, reason: str, out: list[Event]) -> None:
+        if self._finish is None:  # some servers repeat the finish chunk: end calls once
+            self._end_calls(out)
+        self._finish = reason
+
+    def _end_calls(self, out: list[Event]) -> None:
+        for index, seen in self._calls.items():
+            out.append(ToolCallEnd(index, None if seen else {}))  # no arguments at all = {}
+        if self._details:
+            state = ProviderState(self._name, {"reasoning_details": self._details})
+            out.append(OpaquePartEvent(state, kind="thinking"))
+            self._details = []
+
+    def _on_done(self) -> list[Event]:
+        if self._done:
+            return []
+        self._done = True
+        out: list[Event] = []
+        if self._finish is None:  # [DONE] without a finish_reason: end what was started
+            self._end_calls(out)
+        out.append(FinishEvent(self._reason(), self._finish))
+        return out
+
+    def _reason(self) -> FinishReason:
+        if self._calls:  # named tool_choice reports "stop" with calls (protocols.md 1.4)
+            return "tool_calls"
+        reason = _FINISH.get(self._finish or "stop", "stop")
+        if reason == "stop" and self._refused:
+            return "content_filter"
+        return reason
+
+
+def _usage_event(usage: dict[str, Any]) -> UsageEvent:
+    prompt = usage.get("prompt_tokens_details") or _EMPTY
+    completion = usage.get("completion_tokens_details") or _EMPTY
+    cached = prompt.get("cached_tokens")
+    if cached is None:
+        cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek's name for it
+    return UsageEvent(
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        cached_input_tokens=cached,
+        cache_write_tokens=prompt.get("cache_write_tokens"),
+        reasoning_tokens=completion.get("reasoning_tokens"),
+        raw=usage,
+    )

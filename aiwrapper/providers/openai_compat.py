@@ -1,0 +1,296 @@
+"""Server profiles for the OpenAI Chat Completions wire: OpenAI itself and compatible servers.
+
+A profile is data, not code: which output-cap field a server knows, whether it accepts
+``tool_choice`` and ``parallel_tool_calls``, how it wants thinking switched on, which field
+carries reasoning text back on assistant tool-call turns, and which tool call ids it accepts.
+``openai.py`` reads these switches while encoding; this module also holds the presets (base URL,
+API-key environment variable, profile), the pure helpers that depend on a profile (thinking
+options, tool call ids) and the per-server response quirks (Mistral content chunks, OpenRouter
+``reasoning_details``, the error body shapes). Sending requests belongs to the transport.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from .. import errors
+from ..events import Event, TextDelta, ThinkingDelta
+
+__all__ = [
+    "COMPATIBLE_PROFILE",
+    "DEFAULT_BASE_URL",
+    "OPENAI_ENV_VAR",
+    "OPENAI_PROFILE",
+    "PRESETS",
+    "OpenAIProfile",
+    "ThinkingStyle",
+    "content_items",
+    "error_fields",
+    "get_preset",
+    "merge_reasoning_details",
+    "profile_for_base_url",
+    "stream_error",
+    "thinking_fields",
+    "wire_call_id",
+]
+
+ThinkingStyle = Literal["reasoning_effort", "openrouter", "deepseek"]
+ThinkingValue = bool | int | str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIProfile:
+    """What one OpenAI-compatible server accepts; every switch is plain data.
+
+    Attributes:
+        name: The provider name errors and opaque state carry (``"openai"``, ``"deepseek"``...).
+        max_tokens_field: ``"max_completion_tokens"`` (OpenAI) or ``"max_tokens"`` (others).
+        reasoning_echo_field: Field that carries reasoning text back on assistant tool-call
+            turns (DeepSeek ``"reasoning_content"``, newer vLLM ``"reasoning"``), or None.
+        supports_tool_choice: False when the server rejects ``tool_choice`` (Ollama ``/v1``).
+        supports_named_tool_choice: False when a named choice is ignored (llama.cpp); the
+            encoder then sends only that tool with ``"required"``.
+        supports_parallel_tool_calls: Whether ``parallel_tool_calls`` may be sent.
+        tool_call_id_style: ``"mistral9"`` (exactly 9 alphanumerics), ``"openai40"`` (at most
+            40 of ``[A-Za-z0-9_-]``), or None to replay ids verbatim.
+        thinking_style: How the ``thinking`` option is sent, or None to leave it out.
+        include_usage: Send ``stream_options: {"include_usage": true}`` when streaming.
+    """
+
+    name: str
+    max_tokens_field: str = "max_tokens"
+    reasoning_echo_field: str | None = None
+    supports_tool_choice: bool = True
+    supports_named_tool_choice: bool = True
+    supports_parallel_tool_calls: bool = True
+    tool_call_id_style: Literal["mistral9", "openai40"] | None = None
+    thinking_style: ThinkingStyle | None = "reasoning_effort"
+    include_usage: bool = True
+
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_ENV_VAR = "OPENAI_API_KEY"
+OPENAI_PROFILE = OpenAIProfile(
+    "openai", max_tokens_field="max_completion_tokens", tool_call_id_style="openai40"
+)
+COMPATIBLE_PROFILE = OpenAIProfile("openai-compatible")
+
+# name -> (default base URL, API-key environment variable or None, profile).
+PRESETS: dict[str, tuple[str, str | None, OpenAIProfile]] = {
+    "openrouter": (
+        "https://openrouter.ai/api/v1",
+        "OPENROUTER_API_KEY",
+        OpenAIProfile("openrouter", thinking_style="openrouter"),
+    ),
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY", OpenAIProfile("groq")),
+    # DeepSeek: a tool-call turn made in thinking mode must come back with its
+    # reasoning_content, else 400 "Missing `reasoning_content` field" (protocols.md 1.10).
+    "deepseek": (
+        "https://api.deepseek.com",
+        "DEEPSEEK_API_KEY",
+        OpenAIProfile(
+            "deepseek", reasoning_echo_field="reasoning_content", thinking_style="deepseek"
+        ),
+    ),
+    # Mistral: replayed tool call ids must match [a-zA-Z0-9]{9}; it validates unknown body
+    # keys strictly and reports usage on the last chunk unasked, so no stream_options.
+    "mistral": (
+        "https://api.mistral.ai/v1",
+        "MISTRAL_API_KEY",
+        OpenAIProfile(
+            "mistral", tool_call_id_style="mistral9", thinking_style=None, include_usage=False
+        ),
+    ),
+    "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY", OpenAIProfile("together")),
+    "xai": ("https://api.x.ai/v1", "XAI_API_KEY", OpenAIProfile("xai")),
+    # vLLM renamed reasoning_content -> reasoning; newer releases read only "reasoning".
+    "vllm": (
+        "http://localhost:8000/v1",
+        None,
+        OpenAIProfile("vllm", reasoning_echo_field="reasoning"),
+    ),
+    # llama-server reportedly treats a named tool_choice object as "auto".
+    "llamacpp": (
+        "http://localhost:8080/v1",
+        None,
+        OpenAIProfile("llamacpp", supports_named_tool_choice=False, thinking_style=None),
+    ),
+    "lmstudio": ("http://localhost:1234/v1", None, OpenAIProfile("lmstudio")),
+    # Ollama /v1: tool_choice is not supported (protocols.md 1.10), parallel_tool_calls unknown.
+    "ollama": (
+        "http://localhost:11434/v1",
+        None,
+        OpenAIProfile("ollama", supports_tool_choice=False, supports_parallel_tool_calls=False),
+    ),
+}
+
+
+def get_preset(name: str) -> tuple[str, str | None, OpenAIProfile]:
+    """The preset called ``name`` (base URL, key variable, profile); ConfigError if unknown."""
+    try:
+        return PRESETS[name.lower()]
+    except KeyError:
+        known = ", ".join(sorted(PRESETS))
+        raise errors.ConfigError(
+            f"unknown OpenAI-compatible preset {name!r}; known: {known}"
+        ) from None
+
+
+def profile_for_base_url(base_url: str) -> OpenAIProfile:
+    """The profile of a known hosted service at ``base_url``, else the generic compatible one.
+
+    Only remote hosts are matched: a localhost port says nothing reliable about the server.
+    """
+    if base_url.rstrip("/") == DEFAULT_BASE_URL:
+        return OPENAI_PROFILE
+    host = urlsplit(base_url).hostname or ""
+    for preset_url, _, profile in PRESETS.values():
+        preset_host = urlsplit(preset_url).hostname
+        if preset_host not in (None, "localhost") and host == preset_host:
+            return profile
+    return COMPATIBLE_PROFILE
+
+
+# The effort an integer thinking budget maps to: the first bound the budget stays under.
+_EFFORT_BOUNDS = ((2048, "low"), (8192, "medium"))
+
+
+def _effort(thinking: ThinkingValue) -> str:
+    if isinstance(thinking, str):
+        return thinking
+    if thinking is True:
+        return "medium"
+    for bound, effort in _EFFORT_BOUNDS:
+        if thinking < bound:
+            return effort
+    return "high"
+
+
+def thinking_fields(profile: OpenAIProfile, thinking: ThinkingValue | None) -> dict[str, Any]:
+    """Body keys that switch thinking on for this server (none for unset, False or 0)."""
+    if not thinking or profile.thinking_style is None:
+        return {}
+    if profile.thinking_style == "deepseek":
+        return {"thinking": {"type": "enabled"}}
+    if profile.thinking_style == "openrouter":
+        # OpenRouter takes an effort OR a token budget, never both.
+        if isinstance(thinking, int) and not isinstance(thinking, bool):
+            return {"reasoning": {"max_tokens": thinking}}
+        return {"reasoning": {"effort": _effort(thinking)}}
+    return {"reasoning_effort": _effort(thinking)}
+
+
+_MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
+_OPENAI_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _base62(text: str, length: int) -> str:
+    number = int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
+    out = []
+    for _ in range(length):
+        number, digit = divmod(number, 62)
+        out.append(_ALPHABET[digit])
+    return "".join(out)
+
+
+def wire_call_id(profile: OpenAIProfile, call_id: str) -> str:
+    """The id to send for ``call_id``: kept when the server accepts it, else a stable hash.
+
+    The mapping is deterministic, so an assistant call and its tool result stay paired.
+    """
+    style = profile.tool_call_id_style
+    if style == "mistral9":
+        return call_id if _MISTRAL_ID.fullmatch(call_id) else _base62(call_id, 9)
+    if style == "openai40":
+        return call_id if _OPENAI_ID.fullmatch(call_id) else "call_" + _base62(call_id, 24)
+    return call_id
+
+
+# -- response quirks of particular servers ----------------------------------------------------
+
+
+def content_items(items: list[dict[str, Any]], out: list[Event]) -> None:
+    """Events for ``content`` sent as typed chunks instead of a string.
+
+    Mistral reasoning models do this: ``{"type": "text"}`` chunks are answer text, a
+    ``{"type": "thinking"}`` chunk holds its own list of text chunks.
+    """
+    for item in items:
+        kind = item.get("type")
+        if kind == "text" and item.get("text"):
+            out.append(TextDelta(item["text"]))
+        elif kind == "thinking":
+            text = "".join(t.get("text", "") for t in item.get("thinking") or ())
+            if text:
+                out.append(ThinkingDelta(text))
+
+
+def merge_reasoning_details(merged: list[dict[str, Any]], details: list[dict[str, Any]]) -> None:
+    """Fold streamed OpenRouter ``reasoning_details`` pieces into whole items, in place.
+
+    Pieces of one item share its ``index``: their ``text``/``summary``/``data`` strings are
+    joined and later keys win (the signature arrives last). Replay needs the whole items.
+    """
+    for detail in details:
+        index = detail.get("index")
+        last = merged[-1] if merged else None
+        if last is None or index is None or last.get("index") != index:
+            merged.append(dict(detail))
+            continue
+        for key, value in detail.items():
+            if key in ("text", "summary", "data") and isinstance(value, str):
+                last[key] = (last.get(key) or "") + value
+            elif value is not None:
+                last[key] = value
+
+
+def error_fields(payload: Any) -> tuple[str, set[str]]:
+    """The message of an error body and its lower-cased type/code tags.
+
+    Shapes: OpenAI ``{"error": {"message", "type", "code"}}`` (OpenRouter: an int ``code`` and
+    ``metadata``), vLLM/Mistral ``{"object": "error", "message", "type", "code"}`` (Mistral's
+    message may be an object), FastAPI ``{"detail": ...}``, or a plain text/HTML page.
+    """
+    if isinstance(payload, str):
+        return payload.strip()[:500], set()
+    if not isinstance(payload, dict):
+        return json.dumps(payload)[:500], set()
+    inner = payload.get("error", payload)
+    if not isinstance(inner, dict):
+        return str(inner), set()
+    message = inner.get("message", inner.get("detail", ""))
+    if not isinstance(message, str):
+        message = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    metadata = inner.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("provider_name"):
+        message += f" (upstream provider: {metadata['provider_name']})"
+    tags = {str(inner[k]).lower() for k in ("type", "code") if inner.get(k) is not None}
+    return message, tags
+
+
+def stream_error(provider: str, error: Any) -> errors.AIWrapperError:
+    """The exception for an error object that arrived inside a 200 stream.
+
+    Rate limits, overload and server failures keep their class (an int ``code`` is read as
+    an HTTP status, as OpenRouter sends it); anything else is a ``StreamError``.
+    """
+    message, tags = error_fields(error)
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) and not isinstance(code, bool) else 0
+    words = " ".join(tags)
+    cls: type[errors.ProviderError]
+    if status == 429 or "rate_limit" in words or "insufficient_quota" in words:
+        cls = errors.RateLimitError
+    elif status in (503, 529) or "overloaded" in words:
+        cls = errors.OverloadedError
+    elif status >= 500 or "server_error" in words:
+        cls = errors.ServerError
+    else:
+        return errors.StreamError(f"{provider}: error in stream: {message}")
+    return cls(message or "error in stream", provider=provider, body=error)

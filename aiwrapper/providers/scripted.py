@@ -1,0 +1,161 @@
+"""Offline models: ``ScriptedModel`` replays a script, ``OfflineModel`` calls every tool once.
+
+Both implement ``Model`` directly (no HTTP) and stream their turns in small chunks through the
+same events as a real provider, so the whole loop runs unchanged in tests and in the demo.
+``ScriptedModel`` records every request it receives, as the provider would see it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+from ..errors import ConfigError
+from ..events import (
+    Event,
+    FinishEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from ..messages import LangMessages
+from ..options import LangOptions
+from ..tools import Tool, sample_arguments
+from .base import EventSink, ProviderRequest
+
+__all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
+
+Turn = Union[str, Mapping[str, Any]]
+TurnSource = Union[Sequence[Turn], Callable[[LangMessages, LangOptions], Turn]]
+CHUNK = 8  # characters per streamed delta: small enough to exercise streaming paths
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedRequest:
+    """One request a scripted model received: the conversation, tools and options."""
+
+    messages: LangMessages
+    tools: list[dict[str, Any]]
+    options: LangOptions
+
+
+def _chunks(text: str, size: int) -> Iterator[str]:
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def turn_events(turn: Turn, *, stream: bool) -> list[Event]:
+    """The events a real provider would send for ``turn``."""
+    if isinstance(turn, str):
+        turn = {"text": turn}
+    unknown = set(turn) - {"text", "thinking", "function_calls"}
+    if unknown:
+        raise ConfigError(f"scripted turn has unknown keys {sorted(unknown)}")
+    size = CHUNK if stream else 1 << 30
+    events: list[Event] = [ThinkingDelta(c) for c in _chunks(turn.get("thinking") or "", size)]
+    events += [TextDelta(c) for c in _chunks(turn.get("text") or "", size)]
+    for index, call in enumerate(turn.get("function_calls") or ()):
+        events += _call_events(index, call, size)
+    output = sum(len(str(turn.get(k) or "")) for k in ("text", "thinking")) // 4
+    events.append(UsageEvent(input_tokens=0, output_tokens=output))
+    events.append(FinishEvent("tool_calls" if turn.get("function_calls") else "stop"))
+    return events
+
+
+def _call_events(index: int, call: Mapping[str, Any], size: int) -> list[Event]:
+    if "name" not in call:
+        raise ConfigError(f"scripted function call needs a 'name': {dict(call)!r}")
+    arguments = call.get("arguments", {})
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    events: list[Event] = [ToolCallStart(index, call.get("id"), str(call["name"]))]
+    events += [ToolCallDelta(index, c) for c in _chunks(text, size)]
+    events.append(ToolCallEnd(index))
+    return events
+
+
+def canonical_tool(tool: Tool) -> dict[str, Any]:
+    """A tool's declaration as name, description and JSON Schema parameters."""
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+
+class ScriptedModel:
+    """Replays scripted turns in order (or asks a callable for each) and records requests.
+
+    Args:
+        turns: A list of turns (a string is a final text turn; a dict may hold ``text``,
+            ``thinking`` and ``function_calls``: ``[{"name", "arguments", "id"?}]``), or a
+            callable ``(messages, options) -> turn``. The script is consumed across calls.
+        model: The model name reported in requests.
+    """
+
+    name = "scripted"
+
+    def __init__(self, turns: TurnSource, *, model: str = "scripted") -> None:
+        self.model = model
+        self.requests: list[ScriptedRequest] = []
+        self._source = turns if callable(turns) else list(turns)
+        self._next = 0
+
+    async def send(self, request: ProviderRequest, sink: EventSink) -> None:
+        """Record the request and stream the next scripted turn."""
+        messages = LangMessages(request.messages)
+        tools = [canonical_tool(t) for t in request.tools]
+        self.requests.append(ScriptedRequest(messages, tools, request.options))
+        for event in turn_events(self._next_turn(messages, request.options), stream=request.stream):
+            await sink(event)
+
+    def _next_turn(self, messages: LangMessages, options: LangOptions) -> Turn:
+        if callable(self._source):
+            return self._source(messages, options)
+        if self._next >= len(self._source):
+            raise ConfigError(
+                f"Lang.scripted: the script has {len(self._source)} turn(s) and all were used; "
+                f"request #{len(self.requests)} has no scripted answer"
+            )
+        self._next += 1
+        return self._source[self._next - 1]
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+class OfflineModel:
+    """A model with no network: calls every given tool once, then sums up their results.
+
+    It generates schema-valid arguments from each tool's schema, so any set of tools can be
+    demonstrated without an API key; with no tools it echoes the prompt.
+    """
+
+    name = "offline"
+
+    def __init__(self, *, model: str = "offline") -> None:
+        self.model = model
+
+    async def send(self, request: ProviderRequest, sink: EventSink) -> None:
+        """Stream the offline model's next turn."""
+        for event in turn_events(self._turn(request), stream=request.stream):
+            await sink(event)
+
+    def _turn(self, request: ProviderRequest) -> Turn:
+        messages = request.messages
+        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+        results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
+        if request.tools and not results:
+            calls = [
+                {"name": t.name, "arguments": sample_arguments(t), "id": f"offline_{i}"}
+                for i, t in enumerate(request.tools)
+            ]
+            return {"text": "Let me use the tools.", "function_calls": calls}
+        if results:
+            lines = [f"- {m.name}: {m.content}" for m in results]
+            return "Here is what the tools returned (offline model):\n" + "\n".join(lines)
+        prompt = messages[last_user].content if last_user >= 0 else ""
+        return f"(offline model, no API key set) You said: {prompt}"
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,149 @@
+"""What a run produces: ``FunctionCall``, ``Usage`` and the growing ``LangResult``.
+
+Pure data. The loop fills these in; ``on_result`` callbacks and the user read them. Nothing here
+talks to the network or knows a provider's wire format.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .messages import LangMessages
+
+__all__ = ["CallStatus", "FunctionCall", "LangResult", "RequestUsage", "Usage"]
+
+CallStatus = Literal["streaming", "pending", "running", "done", "error", "denied", "skipped"]
+
+
+@dataclass(slots=True, eq=False)
+class FunctionCall:
+    """One call the model asked for, and what became of it.
+
+    Attributes:
+        id: The provider's call id, or a unique one made up when the provider gives none
+            (``synthetic_id`` is then True and the id is never sent back on the wire).
+        name: The function's name.
+        arguments: The parsed arguments (best-effort partial while streaming).
+        raw_arguments: The arguments as JSON text, as the model produced them.
+        provider: Which provider produced the call.
+        status: ``streaming`` while arriving, then ``pending``, ``running``, and ``done``,
+            ``error``, ``denied`` or ``skipped`` (manual mode).
+        result: The function's return value once it ran.
+        error: The error message sent to the model when the call failed or was denied.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    raw_arguments: str = ""
+    provider: str | None = None
+    status: CallStatus = "pending"
+    result: Any = None
+    error: str | None = None
+    synthetic_id: bool = False
+
+    def __repr__(self) -> str:
+        return (
+            f"FunctionCall(id={self.id!r}, name={self.name!r}, "
+            f"arguments={self.arguments!r}, status={self.status!r})"
+        )
+
+    def arguments_json(self) -> str:
+        """The arguments as compact JSON text (the raw text when the model sent valid JSON)."""
+        if self.raw_arguments:
+            return self.raw_arguments
+        return json.dumps(self.arguments, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(slots=True)
+class RequestUsage:
+    """Token counts of one request."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts summed over every request of a run, with one entry per request."""
+
+    requests: list[RequestUsage] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens of all requests, cached ones included."""
+        return sum(r.input_tokens for r in self.requests)
+
+    @property
+    def output_tokens(self) -> int:
+        """Output tokens of all requests, reasoning included."""
+        return sum(r.output_tokens for r in self.requests)
+
+    @property
+    def cached_input_tokens(self) -> int:
+        """Input tokens read from the provider's cache."""
+        return sum(r.cached_input_tokens for r in self.requests)
+
+    @property
+    def reasoning_tokens(self) -> int:
+        """Output tokens spent on reasoning, where the provider reports them."""
+        return sum(r.reasoning_tokens for r in self.requests)
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens of all requests."""
+        return self.input_tokens + self.output_tokens
+
+    def __repr__(self) -> str:
+        return (
+            f"Usage(input_tokens={self.input_tokens}, output_tokens={self.output_tokens}, "
+            f"total_tokens={self.total_tokens}, requests={len(self.requests)})"
+        )
+
+
+@dataclass(slots=True, eq=False)
+class LangResult:
+    """The outcome of ``ask``/``chat``; ``on_result`` receives this same object as it grows.
+
+    Attributes:
+        prompt: The user's prompt (the last user text for ``chat``).
+        answer: The text of the latest assistant turn (while streaming, the turn being streamed).
+        thinking: The visible reasoning of the latest assistant turn.
+        messages: The whole conversation, ready to pass back to ``chat``.
+        function_calls: Every call of the run, in the order the model made them.
+        finished: True once the run is over.
+        finish_reason: ``stop``, ``tool_calls`` (manual mode), ``length``, ``content_filter``...
+        usage: Token counts summed over the run's requests.
+        iterations: How many model requests the run made.
+    """
+
+    prompt: str
+    messages: LangMessages
+    answer: str = ""
+    thinking: str = ""
+    function_calls: list[FunctionCall] = field(default_factory=list)
+    finished: bool = False
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    iterations: int = 0
+
+    def __str__(self) -> str:
+        return self.answer
+
+    def __repr__(self) -> str:
+        return (
+            f"LangResult(answer={self.answer!r}, finished={self.finished}, "
+            f"finish_reason={self.finish_reason!r}, calls={len(self.function_calls)}, "
+            f"iterations={self.iterations})"
+        )

@@ -1,0 +1,338 @@
+"""``@tool`` and :class:`Tool`: a function (or a dict definition) the model can call.
+
+This module owns the ``Tool`` object: its public attributes, the per-dialect declaration cache,
+validation of a model's arguments and invocation (async functions awaited, sync ones run in a
+worker thread through anyio so they never block the event loop), plus the descriptor that
+binds a tool declared on a method. Reading signatures is left to
+:mod:`aiwrapper.tools.schema`, dict definitions to :mod:`aiwrapper.tools.definitions`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import re
+import sys
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, overload
+
+import anyio.to_thread
+
+from ..errors import ToolDefinitionError
+from .context import Context
+from .dialects import DIALECTS, render
+from .nodes import Node, Schema
+from .schema import read_signature
+from .strict import StrictError
+from .validate import Coercion, validate_arguments
+
+__all__ = ["Tool", "tool"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+class Tool:
+    """A function the model can call, with its schema, validation and invocation.
+
+    Attributes:
+        name: The name the model calls (letters, digits, ``_`` and ``-``; at most 64).
+        description: What the tool does, from the docstring unless given.
+        parameters: The canonical JSON Schema of the arguments (do not mutate).
+        strict: OpenAI strictness: ``None`` strict when lossless, ``True`` always, ``False`` never.
+        timeout: Seconds one call may take (overrides the run's ``tool_timeout``).
+        sequential: Never run alongside other calls.
+        requires_approval: Ask the ``approve`` callback before each call.
+        func: The implementation, ``None`` for a dict definition.
+        last_coercions: The safe coercions the latest :meth:`validate` applied, as
+            ``{"path", "from", "to"}`` records (for debugging; shared by concurrent calls).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        parameters: Schema,
+        validator: Node,
+        func: Callable[..., Any] | None = None,
+        strict: bool | None = None,
+        timeout: float | None = None,
+        sequential: bool = False,
+        requires_approval: bool = False,
+        context_param: str | None = None,
+    ) -> None:
+        if not _NAME.fullmatch(name):
+            raise ToolDefinitionError(
+                f"tool name {name!r} is not portable: use 1-64 letters, digits, '_' or '-', "
+                "starting with a letter or '_' (pass name=...)"
+            )
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.strict = strict
+        self.timeout = timeout
+        self.sequential = sequential
+        self.requires_approval = requires_approval
+        self.func = func
+        self.last_coercions: list[Coercion] = []
+        self._validator = validator
+        self._context_param = context_param
+        self._binding: str | None = None
+        self._cache: dict[str, Schema] = {}
+        if func is not None:
+            functools.update_wrapper(self, func)
+        if strict is True:
+            self.schema_for("openai-strict")  # fail now, at decoration time
+
+    @property
+    def has_implementation(self) -> bool:
+        """Whether calls run a Python function (dict definitions go to a function_handler)."""
+        return self.func is not None
+
+    @property
+    def context_param(self) -> str | None:
+        """The parameter that receives the :class:`Context`, if the function declares one."""
+        return self._context_param
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the original function unchanged."""
+        if self.func is None:
+            raise TypeError(f"tool {self.name!r} is a definition without an implementation")
+        return self.func(*args, **kwargs)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Tool:
+        """Bind a tool declared on a method to the instance (or class for a classmethod)."""
+        if self._binding is None or self.func is None:
+            return self
+        target = owner if self._binding == "class" else instance
+        if target is None:
+            return self
+        bound = copy.copy(self)
+        bound.func = types.MethodType(self.func, target)
+        bound._binding = None
+        return bound
+
+    def schema_for(self, dialect: str) -> Schema:
+        """Return the tool's declaration in a provider's dialect.
+
+        Args:
+            dialect: ``"openai"``, ``"openai-strict"``, ``"anthropic"``, ``"gemini"``,
+                ``"gemini-json"`` or ``"ollama"``.
+
+        Returns:
+            The declaration, ready to send (cached; the top level is a fresh copy, nested
+            parts are shared and must not be mutated).
+
+        Raises:
+            ValueError: An unknown dialect, listing the valid ones.
+            ToolDefinitionError: ``openai-strict`` for a schema that cannot be strict.
+        """
+        cached = self._cache.get(dialect)
+        if cached is None:
+            if dialect not in DIALECTS:
+                valid = ", ".join(DIALECTS)
+                raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {valid}")
+            try:
+                cached = render(
+                    dialect,
+                    name=self.name,
+                    description=self.description,
+                    parameters=self.parameters,
+                    strict=self.strict,
+                )
+            except StrictError as exc:
+                raise ToolDefinitionError(f"tool {self.name!r}: {exc}") from exc
+            self._cache[dialect] = cached
+        return dict(cached)
+
+    def validate(self, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
+        """Check a model's arguments and build the keyword arguments to call with.
+
+        Only the safe coercions are applied (recorded in :attr:`last_coercions`); missing
+        optional parameters are left out so the function's own defaults apply.
+
+        Args:
+            arguments: A mapping, or the JSON text the model produced.
+
+        Returns:
+            Keyword arguments with the declared Python types built (plain JSON values for a
+            dict definition).
+
+        Raises:
+            ToolArgumentsError: Naming every bad field by JSON pointer.
+        """
+        kwargs, coercions = validate_arguments(self._validator, arguments, tool_name=self.name)
+        self.last_coercions = coercions
+        return kwargs
+
+    async def invoke(
+        self, arguments: Mapping[str, Any] | str, *, context: Context[Any] | None = None
+    ) -> Any:
+        """Validate the arguments, then call the function and return its raw result.
+
+        Async functions are awaited; sync functions run in a worker thread. A function that
+        declares a ``Context`` parameter receives ``context``, or ``Context(deps=None)`` when
+        none is given. The function's exceptions propagate unchanged.
+
+        Args:
+            arguments: A mapping, or the JSON text the model produced.
+            context: What the run hands to the tool.
+
+        Returns:
+            The function's return value (serialize it with ``serialize_result``).
+
+        Raises:
+            ToolArgumentsError: Arguments that do not fit the schema.
+            ToolDefinitionError: A dict definition, which has no function to call.
+        """
+        if self.func is None:
+            raise ToolDefinitionError(
+                f"tool {self.name!r} has no implementation; its calls go to function_handler"
+            )
+        kwargs = self.validate(arguments)
+        if self._context_param is not None:
+            kwargs[self._context_param] = context if context is not None else Context(deps=None)
+        if _is_async(self.func):
+            return await self.func(**kwargs)
+        result = await anyio.to_thread.run_sync(functools.partial(self.func, **kwargs))
+        return await result if inspect.isawaitable(result) else result
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    name: str | None = None
+    description: str | None = None
+    strict: bool | None = None
+    timeout: float | None = None
+    sequential: bool = False
+    requires_approval: bool = False
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+    sequential: bool = False,
+    requires_approval: bool = False,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    timeout: float | None = None,
+    sequential: bool = False,
+    requires_approval: bool = False,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a :class:`Tool`; usable bare (``@tool``) or with options.
+
+    Args:
+        func: The function (sync or async, plain, nested, method, classmethod, staticmethod).
+        name: The tool's name (default: the function's name).
+        description: The tool's description (default: the docstring without its sections).
+        strict: OpenAI strict mode: ``None`` when lossless, ``True`` always (a signature that
+            cannot be strict fails here), ``False`` never.
+        timeout: Seconds one call may take.
+        sequential: Never run this tool alongside other calls.
+        requires_approval: Ask the ``approve`` callback before each call.
+
+    Returns:
+        The tool, or a decorator making one.
+
+    Raises:
+        ToolDefinitionError: A signature that cannot be described, naming the parameter.
+    """
+    options = _Options(name, description, strict, timeout, sequential, requires_approval)
+    if func is not None:
+        return make_tool(func, options, sys._getframe(1))
+
+    def decorate(target: Callable[..., Any]) -> Tool:
+        return make_tool(target, options, sys._getframe(1))
+
+    return decorate
+
+
+def make_tool(func: Any, options: Any = None, frame: types.FrameType | None = None) -> Tool:
+    """Build a tool from a callable (the work behind :func:`tool`).
+
+    Args:
+        func: The callable; a ``Tool`` is returned as it is when no options are given.
+        options: ``_Options`` from :func:`tool` (defaults when ``None``).
+        frame: The decorating frame, whose locals resolve names of nested definitions.
+
+    Returns:
+        The tool.
+    """
+    if isinstance(func, Tool) and (options is None or func.func is None):
+        return func
+    options = options if options is not None else _Options()
+    if isinstance(func, Tool):
+        func = func.func
+    binding, target = _unwrap(func)
+    if not callable(target):
+        raise ToolDefinitionError(f"cannot make a tool from {func!r}: it is not callable")
+    frame_locals = (lambda: dict(frame.f_locals)) if frame is not None else None
+    signature = read_signature(target, skip_first=binding is not None, frame_locals=frame_locals)
+    made = Tool(
+        name=options.name or getattr(target, "__name__", ""),
+        description=options.description
+        if options.description is not None
+        else signature.description,
+        parameters=signature.parameters,
+        validator=signature.root,
+        func=target,
+        strict=options.strict,
+        timeout=options.timeout,
+        sequential=options.sequential,
+        requires_approval=options.requires_approval,
+        context_param=signature.context_param,
+    )
+    made._binding = binding
+    return made
+
+
+def _unwrap(func: Any) -> tuple[str | None, Callable[..., Any]]:
+    """Tell how a tool on a class binds: ``"method"``, ``"class"`` or ``None``."""
+    if isinstance(func, staticmethod):
+        return None, func.__func__
+    if isinstance(func, classmethod):
+        return "class", func.__func__
+    if inspect.isfunction(func) and _looks_like_method(func):
+        return "method", func
+    return None, func
+
+
+def _looks_like_method(func: types.FunctionType) -> bool:
+    parts = func.__qualname__.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>":
+        return False
+    params = list(inspect.signature(func).parameters.values())
+    return (
+        bool(params)
+        and params[0].name in ("self", "cls")
+        and (params[0].annotation is inspect.Parameter.empty)
+    )
+
+
+def _is_async(func: Callable[..., Any]) -> bool:
+    target = getattr(func, "__func__", func)
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - an async __call__ on an object
+    )

@@ -1,0 +1,211 @@
+"""Checking a model's arguments: the state of one validation pass and the shared checks.
+
+This module owns what every node of a compiled schema (see :mod:`aiwrapper.tools.nodes`) needs
+while it checks a value: where errors and coercions are collected, how JSON pointers are
+built, how keyword constraints (bounds, lengths, pattern) are checked, and the entry point
+:func:`validate_arguments`. The safe coercions themselves live with the node that applies them.
+The coercion list is exhaustive (DESIGN.md "Validation"): integral float or integer string to
+int, int or numeric string to float, ``"true"``/``"false"`` to bool, JSON text where an object
+or array is expected, a single value where an array is expected, and a case-insensitive match
+of a string enum value. Each one applied is recorded as ``{"path", "from", "to"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ToolArgumentsError
+
+if TYPE_CHECKING:
+    from .nodes import Node
+
+__all__ = [
+    "INVALID",
+    "Coercion",
+    "State",
+    "check_constraints",
+    "describe_value",
+    "join_path",
+    "validate_arguments",
+]
+
+
+class _Invalid:
+    """Marker returned by a node when the value was refused (errors already recorded)."""
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+
+INVALID: Any = _Invalid()
+
+Coercion = dict[str, Any]
+
+
+@dataclass(slots=True)
+class State:
+    """Errors and coercions collected during one validation pass.
+
+    Attributes:
+        errors: ``{"path", "message"}`` for every refused value.
+        coercions: ``{"path", "from", "to"}`` for every safe coercion applied.
+        coerce: False while a union tries its arms without coercion first.
+    """
+
+    errors: list[dict[str, str]] = field(default_factory=list)
+    coercions: list[Coercion] = field(default_factory=list)
+    coerce: bool = True
+
+    def fail(self, path: str, message: str) -> Any:
+        """Record an error at ``path`` and return :data:`INVALID`."""
+        self.errors.append({"path": path, "message": message})
+        return INVALID
+
+    def coerced(self, path: str, before: Any, after: Any) -> Any:
+        """Record a coercion at ``path`` and return the coerced value."""
+        self.coercions.append({"path": path, "from": before, "to": after})
+        return after
+
+    def mark(self) -> int:
+        """Return a marker to ask :meth:`failed_since` later."""
+        return len(self.errors)
+
+    def failed_since(self, mark: int) -> bool:
+        """Tell whether an error was recorded after ``mark``."""
+        return len(self.errors) > mark
+
+
+def join_path(path: str, key: str | int) -> str:
+    """Append one JSON pointer token (escaping ``~`` and ``/``)."""
+    token = str(key).replace("~", "~0").replace("/", "~1")
+    return f"{path}/{token}"
+
+
+def describe_value(value: Any) -> str:
+    """Name a JSON value's type the way a model would read it in an error."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {json.dumps(value)}"
+    if isinstance(value, (int, float)):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {json.dumps(shown, ensure_ascii=False)}"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+_NUMBER_RULES: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
+    ("minimum", lambda v, b: v >= b, "at least"),
+    ("maximum", lambda v, b: v <= b, "at most"),
+    ("exclusiveMinimum", lambda v, b: v > b, "greater than"),
+    ("exclusiveMaximum", lambda v, b: v < b, "less than"),
+)
+_LENGTH_NAMES = {str: "characters", list: "items", dict: "properties"}
+_LENGTH_KEYS = {
+    str: ("minLength", "maxLength"),
+    list: ("minItems", "maxItems"),
+    dict: ("minProperties", "maxProperties"),
+}
+
+
+def check_constraints(value: Any, constraints: Mapping[str, Any], path: str, st: State) -> Any:
+    """Check JSON Schema keyword constraints on an already typed value.
+
+    Args:
+        value: The JSON value (number, string, list or dict).
+        constraints: JSON Schema keywords such as ``minimum`` or ``maxLength``.
+        path: JSON pointer of the value.
+        st: Where errors go.
+
+    Returns:
+        The value unchanged, or :data:`INVALID` after recording every violated constraint.
+    """
+    if not constraints:
+        return value
+    before = len(st.errors)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _check_number(value, constraints, path, st)
+    elif isinstance(value, (str, list, dict)):
+        _check_length(value, constraints, path, st)
+    pattern = constraints.get("pattern")
+    if isinstance(value, str) and pattern is not None and not _regex(pattern).search(value):
+        st.fail(path, f"must match the pattern {pattern!r}")
+    return INVALID if len(st.errors) > before else value
+
+
+def _check_number(value: float, constraints: Mapping[str, Any], path: str, st: State) -> None:
+    for key, ok, words in _NUMBER_RULES:
+        bound = constraints.get(key)
+        if bound is not None and not ok(value, bound):
+            st.fail(path, f"must be {words} {bound}, got {value!r}")
+    step = constraints.get("multipleOf")
+    if step and (value / step) != int(value / step):
+        st.fail(path, f"must be a multiple of {step}, got {value!r}")
+
+
+def _check_length(
+    value: str | list[Any] | dict[str, Any], constraints: Mapping[str, Any], path: str, st: State
+) -> None:
+    kind = type(value) if type(value) in _LENGTH_KEYS else str
+    low_key, high_key = _LENGTH_KEYS[kind]
+    noun = _LENGTH_NAMES[kind]
+    low, high = constraints.get(low_key), constraints.get(high_key)
+    if low is not None and len(value) < low:
+        st.fail(path, f"must have at least {low} {noun}, got {len(value)}")
+    if high is not None and len(value) > high:
+        st.fail(path, f"must have at most {high} {noun}, got {len(value)}")
+    if kind is list and constraints.get("uniqueItems") and _has_duplicates(value):
+        st.fail(path, "items must be unique")
+
+
+def _has_duplicates(items: Any) -> bool:
+    seen = [json.dumps(i, sort_keys=True, default=str) for i in items]
+    return len(set(seen)) != len(seen)
+
+
+@lru_cache(maxsize=256)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def validate_arguments(
+    root: Node, arguments: Mapping[str, Any] | str, *, tool_name: str
+) -> tuple[dict[str, Any], list[Coercion]]:
+    """Check a model's arguments against a tool's compiled parameters.
+
+    Args:
+        root: The compiled object node of the tool's parameters.
+        arguments: A mapping, or the JSON text a model produced (empty text means no arguments).
+        tool_name: Named in the error.
+
+    Returns:
+        The keyword arguments (declared Python types built) and the coercions applied.
+
+    Raises:
+        ToolArgumentsError: Listing every bad field by JSON pointer.
+    """
+    if isinstance(arguments, (str, bytes)):
+        text = arguments.decode() if isinstance(arguments, bytes) else arguments
+        try:
+            arguments = json.loads(text) if text.strip() else {}
+        except ValueError as exc:
+            message = f"arguments are not valid JSON ({exc}); send a JSON object"
+            raise ToolArgumentsError(tool_name, [{"path": "", "message": message}]) from exc
+    if not isinstance(arguments, Mapping):
+        message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
+        raise ToolArgumentsError(tool_name, [{"path": "", "message": message}])
+    st = State()
+    result = root.convert(arguments, "", st)
+    if st.errors or result is INVALID:
+        raise ToolArgumentsError(tool_name, st.errors)
+    return result, st.coercions

@@ -1,0 +1,461 @@
+"""Encoding OpenAI Chat Completions requests: exact URLs, headers and bodies per server profile."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from aiwrapper.messages import (
+    LangMessage,
+    OpaquePart,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from aiwrapper.options import LangOptions
+from aiwrapper.providers.base import ProviderRequest
+from aiwrapper.providers.openai import (
+    COMPATIBLE_PROFILE,
+    OPENAI_PROFILE,
+    PRESETS,
+    OpenAIProvider,
+    profile_for_base_url,
+)
+from aiwrapper.providers.openai_compat import thinking_fields, wire_call_id
+from aiwrapper.result import FunctionCall
+
+WEATHER_PARAMS = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
+
+
+class FakeTool:
+    """Stands in for aiwrapper.tools.Tool: a name and a fixed OpenAI declaration."""
+
+    def __init__(self, name: str, *, strict: bool = False) -> None:
+        self.name = name
+        self.strict = strict
+        self.dialects: list[str] = []
+
+    def schema_for(self, dialect: str) -> dict[str, Any]:
+        self.dialects.append(dialect)
+        function: dict[str, Any] = {
+            "name": self.name,
+            "description": f"The {self.name} tool.",
+            "parameters": WEATHER_PARAMS,
+        }
+        if self.strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+
+
+def declaration(name: str, *, strict: bool = False) -> dict[str, Any]:
+    return FakeTool(name, strict=strict).schema_for("openai")
+
+
+def preset(name: str, **kwargs: Any) -> OpenAIProvider:
+    base_url, _, profile = PRESETS[name]
+    return OpenAIProvider(api_key=kwargs.pop("api_key", "k"), base_url=base_url, profile=profile)
+
+
+def request(
+    messages: Sequence[LangMessage],
+    tools: Sequence[FakeTool] = (),
+    *,
+    stream: bool = True,
+    model: str = "gpt-4o-mini",
+    **options: Any,
+) -> ProviderRequest:
+    return ProviderRequest(model, messages, tools, LangOptions(**options), stream)  # type: ignore[arg-type]
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any], raw: str = "") -> FunctionCall:
+    return FunctionCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw)
+
+
+def test_first_request_with_tools_and_options() -> None:
+    prov = OpenAIProvider(api_key="sk-test", organization="org-1", project="proj-1")
+    weather = FakeTool("get_weather")
+    http = prov.encode(
+        request(
+            [LangMessage.text("system", "Be brief."), LangMessage.text("user", "Weather?")],
+            [weather, FakeTool("get_time")],
+            temperature=0.2,
+            top_p=0.9,
+            max_tokens=256,
+            stop=["END"],
+            function_call="auto",
+            parallel_tool_calls=True,
+            thinking="high",
+            extra_body={"seed": 7, "temperature": 0.3},
+            extra_headers={"X-Trace": "t1"},
+        )
+    )
+    assert http.url == "https://api.openai.com/v1/chat/completions"
+    assert http.stream is True
+    assert weather.dialects == ["openai"]
+    assert http.headers == {
+        "Content-Type": "application/json",
+        "Authorization": "Bearer sk-test",
+        "OpenAI-Organization": "org-1",
+        "OpenAI-Project": "proj-1",
+        "X-Trace": "t1",
+    }
+    assert http.body == {
+        "model": "gpt-4o-mini",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Weather?"},
+        ],
+        "tools": [declaration("get_weather"), declaration("get_time")],
+        "tool_choice": "auto",
+        "parallel_tool_calls": True,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": 0.3,  # extra_body is applied last
+        "top_p": 0.9,
+        "max_completion_tokens": 256,
+        "stop": ["END"],
+        "reasoning_effort": "high",
+        "seed": 7,
+    }
+
+
+def test_no_tools_no_key_not_streamed_is_a_minimal_body() -> None:
+    prov = OpenAIProvider(
+        api_key=None, base_url="http://localhost:8080/v1/", profile=COMPATIBLE_PROFILE
+    )
+    http = prov.encode(
+        request(
+            [LangMessage.text("user", "Hi")], stream=False, function_call="required", max_tokens=5
+        )
+    )
+    assert http.url == "http://localhost:8080/v1/chat/completions"
+    assert http.headers == {"Content-Type": "application/json"}
+    assert http.stream is False
+    assert http.body == {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "Hi"}],
+        "max_tokens": 5,
+    }
+
+
+def test_second_request_replays_the_tool_call_turn_and_results() -> None:
+    oslo = call("call_a1", "get_weather", {"city": "Oslo"}, raw='{"city": "Oslo"}')
+    rome = call("call_b2", "get_weather", {"city": "Rome"})
+    foreign = ProviderState("anthropic", {"signature": "sig"})
+    messages = [
+        LangMessage.text("user", "Weather in Oslo and Rome?"),
+        LangMessage(
+            "assistant",
+            [
+                ThinkingPart("Two cities.", foreign),  # another provider's reasoning: dropped
+                OpaquePart(ProviderState("anthropic", {"type": "redacted_thinking"}), "thinking"),
+                TextPart("Checking."),
+                ToolCallPart(oslo),
+                ToolCallPart(rome),
+            ],
+        ),
+        LangMessage.tool_result(oslo, '{"temp_c":4}'),
+        LangMessage.tool_result(rome, "city not found", is_error=True, error_type="LookupError"),
+    ]
+    body = OpenAIProvider(api_key="k").encode(request(messages, [FakeTool("get_weather")])).body
+    assert body["messages"] == [
+        {"role": "user", "content": "Weather in Oslo and Rome?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {
+                    "id": "call_a1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                },
+                {
+                    "id": "call_b2",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Rome"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_a1", "content": '{"temp_c":4}'},
+        {
+            "role": "tool",
+            "tool_call_id": "call_b2",
+            "content": '{"error":"city not found","error_type":"LookupError"}',
+        },
+    ]
+    assert "tool_choice" not in body
+    assert "parallel_tool_calls" not in body
+
+
+def test_assistant_turn_with_only_calls_has_null_content_and_plain_turn_has_text() -> None:
+    messages = [
+        LangMessage("assistant", [ToolCallPart(call("call_1", "f", {}))]),
+        LangMessage("assistant", []),
+    ]
+    body = OpenAIProvider(api_key="k").encode(request(messages)).body
+    assert body["messages"][0]["content"] is None
+    assert body["messages"][0]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert body["messages"][1] == {"role": "assistant", "content": ""}
+
+
+def test_strict_tool_sends_parallel_tool_calls_false_unless_set() -> None:
+    prov = OpenAIProvider(api_key="k")
+    msgs = [LangMessage.text("user", "x")]
+    body = prov.encode(request(msgs, [FakeTool("a", strict=True), FakeTool("b")])).body
+    assert body["tools"] == [declaration("a", strict=True), declaration("b")]
+    assert body["parallel_tool_calls"] is False
+    explicit = prov.encode(request(msgs, [FakeTool("a", strict=True)], parallel_tool_calls=True))
+    assert explicit.body["parallel_tool_calls"] is True
+
+
+@pytest.mark.parametrize(
+    ("function_call", "wire"),
+    [
+        ("none", "none"),
+        ("required", "required"),
+        ("get_weather", {"type": "function", "function": {"name": "get_weather"}}),
+        ({"name": "get_weather"}, {"type": "function", "function": {"name": "get_weather"}}),
+    ],
+)
+def test_tool_choice_mapping(function_call: Any, wire: Any) -> None:
+    prov = OpenAIProvider(api_key="k")
+    body = prov.encode(
+        request(
+            [LangMessage.text("user", "x")], [FakeTool("get_weather")], function_call=function_call
+        )
+    ).body
+    assert body["tool_choice"] == wire
+
+
+def test_deepseek_echoes_reasoning_content_on_tool_call_turns_only() -> None:
+    lookup = call("call_00_kT2x", "get_weather", {"city": "Oslo"})
+    messages = [
+        LangMessage.text("user", "Hi"),
+        LangMessage("assistant", [ThinkingPart("Greet."), TextPart("Hello!")]),
+        LangMessage.text("user", "Weather in Oslo?"),
+        LangMessage(
+            "assistant",
+            [ThinkingPart("The user wants"), ThinkingPart(" weather."), ToolCallPart(lookup)],
+        ),
+        LangMessage.tool_result(lookup, "4C"),
+    ]
+    http = preset("deepseek").encode(
+        request(
+            messages,
+            [FakeTool("get_weather")],
+            model="deepseek-chat",
+            thinking=True,
+            max_tokens=100,
+        )
+    )
+    assert http.url == "https://api.deepseek.com/chat/completions"
+    assert http.body == {
+        "model": "deepseek-chat",
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Hello!"},
+            {"role": "user", "content": "Weather in Oslo?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_00_kT2x",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                    }
+                ],
+                "reasoning_content": "The user wants weather.",
+            },
+            {"role": "tool", "tool_call_id": "call_00_kT2x", "content": "4C"},
+        ],
+        "tools": [declaration("get_weather")],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 100,
+        "thinking": {"type": "enabled"},
+    }
+
+
+def test_mistral_maps_foreign_ids_to_nine_alphanumerics_consistently() -> None:
+    foreign = call("toolu_01A09q90qw90lq917835lq9", "get_weather", {"city": "Oslo"})
+    native = call("D681PevKs", "get_weather", {"city": "Rome"})
+    messages = [
+        LangMessage("assistant", [ToolCallPart(foreign), ToolCallPart(native)]),
+        LangMessage.tool_result(foreign, "4C"),
+        LangMessage.tool_result(native, "19C"),
+    ]
+    body = (
+        preset("mistral")
+        .encode(request(messages, [FakeTool("get_weather")], model="mistral-large-latest"))
+        .body
+    )
+    ids = [c["id"] for c in body["messages"][0]["tool_calls"]]
+    assert ids == ["l4LUGq9qS", "D681PevKs"]
+    assert [m["tool_call_id"] for m in body["messages"][1:]] == ids
+    assert "stream_options" not in body  # Mistral reports usage unasked
+
+
+def test_openai_remaps_ids_it_would_reject() -> None:
+    gemini_id = "function-call-8f2e6a1c-3b4d-4e5f-a6b7-c8d9e0f1a2b3"
+    assert wire_call_id(OPENAI_PROFILE, gemini_id) == "call_QlPEdeQUeAQpPODwLw4dfqoi"
+    assert wire_call_id(OPENAI_PROFILE, "call_abc-DEF_1") == "call_abc-DEF_1"
+    assert wire_call_id(COMPATIBLE_PROFILE, gemini_id) == gemini_id
+
+
+def test_ollama_v1_sends_no_tool_choice_and_expresses_it_with_the_tools_sent() -> None:
+    prov = preset("ollama", api_key=None)
+    msgs = [LangMessage.text("user", "x")]
+    tools = [FakeTool("get_weather"), FakeTool("get_time")]
+    required = prov.encode(
+        request(msgs, tools, model="qwen3", function_call="required", parallel_tool_calls=False)
+    )
+    assert required.url == "http://localhost:11434/v1/chat/completions"
+    assert required.headers == {"Content-Type": "application/json"}
+    assert required.body == {
+        "model": "qwen3",
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [declaration("get_weather"), declaration("get_time")],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    named = prov.encode(request(msgs, tools, model="qwen3", function_call="get_time")).body
+    assert named["tools"] == [declaration("get_time")]
+    assert "tool_choice" not in named
+    none = prov.encode(request(msgs, tools, model="qwen3", function_call="none")).body
+    assert "tools" not in none
+
+
+def test_llamacpp_named_choice_becomes_required_with_only_that_tool() -> None:
+    body = (
+        preset("llamacpp")
+        .encode(
+            request(
+                [LangMessage.text("user", "x")], [FakeTool("a"), FakeTool("b")], function_call="b"
+            )
+        )
+        .body
+    )
+    assert body["tools"] == [declaration("b")]
+    assert body["tool_choice"] == "required"
+
+
+def test_openrouter_replays_reasoning_details_and_sends_a_token_budget() -> None:
+    detail = {"type": "reasoning.text", "text": "Need weather.", "signature": "c2ln", "index": 0}
+    lookup = call("toolu_01", "get_weather", {"city": "Oslo"})
+    assistant = LangMessage(
+        "assistant",
+        [
+            ThinkingPart("Need weather."),
+            ToolCallPart(lookup),
+            OpaquePart(ProviderState("openrouter", {"reasoning_details": [detail]}), "thinking"),
+        ],
+    )
+    body = (
+        preset("openrouter")
+        .encode(
+            request(
+                [LangMessage.text("user", "x"), assistant], [FakeTool("get_weather")], thinking=4000
+            )
+        )
+        .body
+    )
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "toolu_01",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+            }
+        ],
+        "reasoning_details": [detail],
+    }
+    assert body["reasoning"] == {"max_tokens": 4000}
+    # The same turn sent to another server loses OpenRouter's opaque state.
+    other = preset("groq").encode(request([assistant])).body
+    assert "reasoning_details" not in other["messages"][0]
+
+
+def test_gemini_compat_extra_content_is_replayed_on_its_call() -> None:
+    signature = {"google": {"thought_signature": "Q2lR"}}
+    lookup = call("function-call-1", "get_weather", {"city": "Oslo"})
+    state = ProviderState("openai-compatible", {"extra_content": signature})
+    prov = OpenAIProvider(
+        api_key="k",
+        base_url="https://generativelanguage.googleapis.com/v1beta/openai/",
+        profile=COMPATIBLE_PROFILE,
+    )
+    body = prov.encode(request([LangMessage("assistant", [ToolCallPart(lookup, state)])])).body
+    assert body["messages"][0]["tool_calls"][0] == {
+        "id": "function-call-1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+        "extra_content": signature,
+    }
+
+
+@pytest.mark.parametrize(
+    ("thinking", "style", "fields"),
+    [
+        (True, "openai", {"reasoning_effort": "medium"}),
+        ("low", "openai", {"reasoning_effort": "low"}),
+        (1024, "openai", {"reasoning_effort": "low"}),
+        (4096, "openai", {"reasoning_effort": "medium"}),
+        (20000, "openai", {"reasoning_effort": "high"}),
+        (False, "openai", {}),
+        (None, "openai", {}),
+        (0, "openai", {}),
+        (True, "openrouter", {"reasoning": {"effort": "medium"}}),
+        ("high", "openrouter", {"reasoning": {"effort": "high"}}),
+        (2048, "openrouter", {"reasoning": {"max_tokens": 2048}}),
+        ("high", "deepseek", {"thinking": {"type": "enabled"}}),
+        (True, "mistral", {}),
+    ],
+)
+def test_thinking_fields_per_server(thinking: Any, style: str, fields: dict[str, Any]) -> None:
+    profile = OPENAI_PROFILE if style == "openai" else PRESETS[style][2]
+    assert thinking_fields(profile, thinking) == fields
+
+
+def test_presets_and_profiles() -> None:
+    assert {name: (url, env) for name, (url, env, _) in PRESETS.items()} == {
+        "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+        "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+        "deepseek": ("https://api.deepseek.com", "DEEPSEEK_API_KEY"),
+        "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+        "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+        "xai": ("https://api.x.ai/v1", "XAI_API_KEY"),
+        "vllm": ("http://localhost:8000/v1", None),
+        "llamacpp": ("http://localhost:8080/v1", None),
+        "lmstudio": ("http://localhost:1234/v1", None),
+        "ollama": ("http://localhost:11434/v1", None),
+    }
+    assert all(profile.name == name for name, (_, _, profile) in PRESETS.items())
+    assert preset("groq").name == "groq"
+    assert OpenAIProvider(api_key="k").name == "openai"
+    assert OPENAI_PROFILE.max_tokens_field == "max_completion_tokens"
+    assert COMPATIBLE_PROFILE.name == "openai-compatible"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "name"),
+    [
+        ("https://api.openai.com/v1/", "openai"),
+        ("https://api.mistral.ai/v1", "mistral"),
+        ("https://openrouter.ai/api/v1", "openrouter"),
+        ("http://localhost:11434/v1", "openai-compatible"),
+        ("https://example.com/v1", "openai-compatible"),
+    ],
+)
+def test_profile_for_base_url_recognizes_hosted_services_only(base_url: str, name: str) -> None:
+    assert profile_for_base_url(base_url).name == name

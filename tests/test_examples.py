@@ -1,0 +1,56 @@
+"""Every example script runs offline and prints something."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "AIWRAPPER_PROVIDER",
+)
+
+
+def offline_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_runs_offline(script: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=offline_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "offline model" in done.stdout
+
+
+def test_the_demo_runs_offline() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "aiwrapper"],
+        capture_output=True,
+        text=True,
+        env=offline_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "running on the offline model" in done.stdout
+    assert "→ get_weather(" in done.stdout
+    assert "← days_until:" in done.stdout
+    assert "[2 requests, 2 tool calls" in done.stdout

@@ -1,0 +1,187 @@
+"""SSE and NDJSON framing: any split of the same bytes gives the same events."""
+
+from __future__ import annotations
+
+import pytest
+
+from aiwrapper.framing import NDJSONDecoder, SSEDecoder, SSEEvent
+
+# One stream exercising every rule: CRLF and LF line ends, a keep-alive comment, an event
+# name, a multi-line data field, ignored id/retry fields, non-ASCII text (2-, 3- and 4-byte
+# UTF-8), an event with no data, and a last event without its final blank line.
+SSE_STREAM = (
+    b": OPENROUTER PROCESSING\r\n\r\n"
+    b'data: {"text":"h\xc3\xa9llo \xe2\x82\xac"}\r\n\r\n'
+    b"event: content_block_delta\n"
+    b"id: 7\n"
+    b"retry: 1000\n"
+    b"data: first line\n"
+    b"data:second line\n"
+    b"\n"
+    b"event: ping\n\n"
+    b"data: \xf0\x9f\x98\x80\n"
+    b": a comment inside an event\n"
+    b"\n\n\n"
+    b"data: [DONE]"
+)
+SSE_EVENTS: list[SSEEvent] = [
+    (None, '{"text":"héllo €"}'),
+    ("content_block_delta", "first line\nsecond line"),
+    (None, "😀"),
+    (None, "[DONE]"),
+]
+
+
+def sse_decode(chunks: list[bytes]) -> list[SSEEvent]:
+    decoder = SSEDecoder()
+    events: list[SSEEvent] = []
+    for chunk in chunks:
+        events.extend(decoder.feed(chunk))
+    return events + decoder.flush()
+
+
+def ndjson_decode(chunks: list[bytes]) -> list[str]:
+    decoder = NDJSONDecoder()
+    lines: list[str] = []
+    for chunk in chunks:
+        lines.extend(decoder.feed(chunk))
+    return lines + decoder.flush()
+
+
+def test_sse_whole_body_in_one_chunk() -> None:
+    assert sse_decode([SSE_STREAM]) == SSE_EVENTS
+
+
+@pytest.mark.parametrize("cut", range(1, len(SSE_STREAM)))
+def test_sse_split_in_two_at_every_boundary(cut: int) -> None:
+    assert sse_decode([SSE_STREAM[:cut], SSE_STREAM[cut:]]) == SSE_EVENTS
+
+
+def test_sse_split_in_three_at_every_pair_of_boundaries() -> None:
+    n = len(SSE_STREAM)
+    for i in range(1, n):
+        for j in range(i, n):
+            chunks = [SSE_STREAM[:i], SSE_STREAM[i:j], SSE_STREAM[j:]]
+            assert sse_decode(chunks) == SSE_EVENTS, (i, j)
+
+
+def test_sse_one_byte_at_a_time() -> None:
+    assert sse_decode([SSE_STREAM[i : i + 1] for i in range(len(SSE_STREAM))]) == SSE_EVENTS
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r", b"\r\n"])
+def test_sse_every_line_end_style_gives_the_same_events(newline: bytes) -> None:
+    body = b"event: a\ndata: 1\ndata: 2\n\n: keep-alive\n\ndata: 3\n\n".replace(b"\n", newline)
+    expected = [("a", "1\n2"), (None, "3")]
+    assert sse_decode([body]) == expected
+    assert sse_decode([body[i : i + 1] for i in range(len(body))]) == expected
+
+
+def test_sse_events_are_returned_as_soon_as_their_blank_line_arrives() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n") == []
+    assert decoder.feed(b"\ndata: b\n\ndata: c") == [(None, "a"), (None, "b")]
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b"\n") == [(None, "c")]
+    assert decoder.flush() == []
+
+
+def test_sse_crlf_split_between_cr_and_lf_is_one_line_end() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\r") == []
+    assert decoder.feed(b"\n\r") == []
+    assert decoder.feed(b"\ndata: b\r\n\r\n") == [(None, "a"), (None, "b")]
+
+
+def test_sse_flush_dispatches_an_event_without_final_blank_line() -> None:
+    assert sse_decode([b"data: x\ndata: y\n"]) == [(None, "x\ny")]
+    assert sse_decode([b"data: x\r"]) == [(None, "x")]
+    assert sse_decode([b"event: e\ndata: x"]) == [("e", "x")]
+
+
+def test_sse_comment_only_stream_and_empty_body_give_nothing() -> None:
+    assert sse_decode([b": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n"]) == []
+    assert sse_decode([b""]) == []
+    assert sse_decode([]) == []
+
+
+def test_sse_event_without_data_is_dropped_and_its_name_does_not_leak() -> None:
+    assert sse_decode([b"event: ping\n\ndata: x\n\n"]) == [(None, "x")]
+
+
+def test_sse_field_value_rules() -> None:
+    body = (
+        b"data:no space\n\n"
+        b"data:  two spaces\n\n"
+        b"data\n\n"  # a field name alone is that field with an empty value
+        b"data:\ndata:\n\n"
+        b"event:\ndata: unnamed\n\n"
+        b"event: a:b\ndata: x: y\n\n"
+        b"unknown: field\ndata: kept\n\n"
+    )
+    assert sse_decode([body]) == [
+        (None, "no space"),
+        (None, " two spaces"),
+        (None, ""),
+        (None, "\n"),
+        (None, "unnamed"),
+        ("a:b", "x: y"),
+        (None, "kept"),
+    ]
+
+
+def test_sse_leading_utf8_bom_is_dropped_even_when_split() -> None:
+    body = b"\xef\xbb\xbfdata: x\n\n"
+    assert sse_decode([body]) == [(None, "x")]
+    assert sse_decode([b"", body[:3], body[3:]]) == [(None, "x")]
+
+
+def test_sse_invalid_utf8_is_replaced_not_raised() -> None:
+    assert sse_decode([b"data: a\xffb\n\n"]) == [(None, "a\ufffdb")]
+
+
+def test_sse_large_event_over_many_small_chunks() -> None:
+    payload = b"x" * 100_000
+    body = b"data: " + payload + b"\n\n"
+    chunks = [body[i : i + 7] for i in range(0, len(body), 7)]
+    assert sse_decode(chunks) == [(None, payload.decode())]
+
+
+NDJSON_STREAM = (
+    b'{"message":{"content":"h\xc3\xa9"},"done":false}\r\n'
+    b"\n"
+    b'{"message":{"content":"\xf0\x9f\x98\x80"},"done":false}\n'
+    b"   \r\n"
+    b'{"done":true}'
+)
+NDJSON_LINES = [
+    '{"message":{"content":"hé"},"done":false}',
+    '{"message":{"content":"😀"},"done":false}',
+    '{"done":true}',
+]
+
+
+@pytest.mark.parametrize("cut", range(1, len(NDJSON_STREAM)))
+def test_ndjson_split_in_two_at_every_boundary(cut: int) -> None:
+    assert ndjson_decode([NDJSON_STREAM[:cut], NDJSON_STREAM[cut:]]) == NDJSON_LINES
+
+
+def test_ndjson_one_byte_at_a_time_and_whole() -> None:
+    assert ndjson_decode([NDJSON_STREAM]) == NDJSON_LINES
+    bytewise = [NDJSON_STREAM[i : i + 1] for i in range(len(NDJSON_STREAM))]
+    assert ndjson_decode(bytewise) == NDJSON_LINES
+
+
+def test_ndjson_lines_are_returned_when_their_newline_arrives() -> None:
+    decoder = NDJSONDecoder()
+    assert decoder.feed(b'{"a":') == []
+    assert decoder.feed(b'1}\n{"b"') == ['{"a":1}']
+    assert decoder.feed(b":2}\r") == []
+    assert decoder.feed(b"\n") == ['{"b":2}']
+    assert decoder.flush() == []
+
+
+def test_ndjson_flush_returns_last_line_and_skips_trailing_blank() -> None:
+    assert ndjson_decode([b'{"a":1}']) == ['{"a":1}']
+    assert ndjson_decode([b'{"a":1}\n\n  \n']) == ['{"a":1}']
+    assert ndjson_decode([b""]) == []

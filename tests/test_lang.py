@@ -1,0 +1,172 @@
+"""The Lang facade: option merging, factories and keys, the sync facade, messages."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from aiwrapper import ConfigError, Lang, LangMessages, LangOptions, tool
+
+
+@tool
+def double(n: int) -> int:
+    """Double a number."""
+    return n * 2
+
+
+def script() -> list[object]:
+    return [{"function_calls": [{"name": "double", "arguments": {"n": 4}, "id": "c0"}]}, "8"]
+
+
+def test_ask_sync_in_a_plain_script() -> None:
+    result = Lang.scripted(script()).ask_sync("double 4", functions=[double])
+    assert result.answer == "8"
+    assert str(result) == "8"
+    assert result.function_calls[0].result == 8
+
+
+def test_ask_sync_inside_a_running_event_loop() -> None:
+    lang = Lang.scripted(script())
+
+    async def inside_a_notebook_cell() -> str:
+        return lang.ask_sync("double 4", functions=[double]).answer
+
+    assert asyncio.run(inside_a_notebook_cell()) == "8"
+
+
+def test_ask_sync_reuses_one_background_loop() -> None:
+    lang = Lang.scripted(["a", "b"])
+    lang.ask_sync("1")
+    first = lang._sync._loop
+    lang.ask_sync("2")
+    assert lang._sync._loop is first
+    lang.close()
+    assert lang._sync.started is False
+
+
+def test_chat_sync_continues_a_conversation() -> None:
+    lang = Lang.scripted(["first", "second"])
+    result = lang.ask_sync("one")
+    more = lang.chat_sync(result.messages.add_user("two"))
+    assert more.answer == "second"
+    assert [m.content for m in lang.requests[1].messages] == ["one", "first", "two"]
+    assert more.prompt == "two"
+
+
+@pytest.mark.anyio
+async def test_options_merge_lang_defaults_then_call_options_then_overrides() -> None:
+    lang = Lang.scripted(["x"], options=LangOptions(temperature=0.1, max_tokens=5, top_p=0.5))
+    await lang.ask("hi", {"max_tokens": 50, "top_p": None}, temperature=0.9)
+    options = lang.requests[0].options
+    assert (options.temperature, options.max_tokens, options.top_p) == (0.9, 50, 0.5)
+    assert (options.parallel, options.max_iterations, options.stream) == (True, 10, True)
+
+
+@pytest.mark.anyio
+async def test_an_unknown_option_suggests_the_closest_name() -> None:
+    with pytest.raises(TypeError, match="did you mean 'temperature'"):
+        await Lang.scripted(["x"]).ask("hi", temprature=0.5)
+    with pytest.raises(TypeError, match="did you mean 'functions'"):
+        await Lang.scripted(["x"]).ask("hi", {"function": []})
+
+
+@pytest.mark.anyio
+async def test_chat_accepts_openai_shaped_dicts() -> None:
+    lang = Lang.scripted(["ok"])
+    await lang.chat(
+        [
+            {"role": "system", "content": "Be kind."},
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "x1",
+                        "type": "function",
+                        "function": {"name": "double", "arguments": '{"n": 2}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "x1", "content": "4"},
+        ]
+    )
+    sent = lang.requests[0].messages
+    assert [m.role for m in sent] == ["system", "user", "assistant", "tool"]
+    assert sent[2].tool_calls[0].arguments == {"n": 2}
+    assert sent[3].tool_call_id == "x1"
+
+
+def test_lang_messages_round_trip_to_openai_dicts() -> None:
+    messages = LangMessages([{"role": "user", "content": "hi"}]).add_assistant("hello")
+    assert messages.to_dicts() == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("factory", "variable"),
+    [
+        (lambda: Lang.openai(), "OPENAI_API_KEY"),
+        (lambda: Lang.anthropic(), "ANTHROPIC_API_KEY"),
+        (lambda: Lang.gemini(), "GEMINI_API_KEY"),
+        (lambda: Lang.openai_compatible(preset="groq", model="m"), "GROQ_API_KEY"),
+    ],
+)
+def test_a_missing_key_is_a_config_error_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, factory: object, variable: str
+) -> None:
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GROQ_API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ConfigError, match=variable):
+        factory()  # type: ignore[operator]
+
+
+def test_from_env_without_keys_is_the_offline_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "AIWRAPPER_PROVIDER",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    assert Lang.from_env().provider == "offline"
+
+
+def test_from_env_picks_the_provider_whose_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AIWRAPPER_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("AIWRAPPER_MODEL", "claude-test")
+    lang = Lang.from_env()
+    assert (lang.provider, lang.model.model) == ("anthropic", "claude-test")
+
+
+@pytest.mark.anyio
+async def test_offline_model_calls_every_tool_once_then_answers() -> None:
+    @tool
+    def greet(name: str) -> str:
+        """Greet someone."""
+        return f"hello {name}"
+
+    result = await Lang.offline().ask("hi", functions=[double, greet])
+    assert [c.name for c in result.function_calls] == ["double", "greet"]
+    assert all(c.status == "done" for c in result.function_calls)
+    assert "- double: " in result.answer
+    assert "- greet: hello" in result.answer
+    assert result.iterations == 2
+
+
+@pytest.mark.anyio
+async def test_offline_model_without_tools_echoes() -> None:
+    result = await Lang.offline().ask("ping")
+    assert result.answer == "(offline model, no API key set) You said: ping"
