@@ -23,24 +23,13 @@ Decisions where the wire leaves a choice:
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .. import errors
 from ..events import (
     Event,
-    FinishEvent,
-    FinishReason,
-    OpaquePartEvent,
-    PartStateEvent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    UsageEvent,
 )
 from ..messages import (
     LangMessage,
@@ -52,6 +41,7 @@ from ..messages import (
     ToolCallPart,
 )
 from ..options import LangOptions
+from .anthropic_decode import NAME, AnthropicStreamDecoder
 from .anthropic_models import encode_sampling, encode_thinking, encode_tool_choice, family_for
 from .base import (
     HttpCall,
@@ -63,7 +53,6 @@ from .base import (
 
 __all__ = ["AnthropicProvider", "AnthropicStreamDecoder", "wire_id"]
 
-NAME = "anthropic"
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -301,261 +290,3 @@ def _block(part: Part) -> dict[str, Any] | None:
     if isinstance(part, OpaquePart):
         return dict(data["block"]) if data and isinstance(data.get("block"), dict) else None
     return None
-
-
-# --- responses ------------------------------------------------------------------------------
-
-# protocols.md 6.5; pause_turn means "resend to continue" (a server-tool loop paused).
-_STOP_REASONS: dict[str, FinishReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "tool_use": "tool_calls",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "refusal": "content_filter",
-    "pause_turn": "pause",
-}
-
-# The error classes of an ``error`` event inside a 200 stream (protocols.md 2.9).
-_STREAM_ERRORS: dict[str, type[errors.ProviderError]] = {
-    "invalid_request_error": errors.BadRequestError,
-    "request_too_large": errors.BadRequestError,
-    "authentication_error": errors.AuthenticationError,
-    "permission_error": errors.PermissionDeniedError,
-    "billing_error": errors.PermissionDeniedError,
-    "not_found_error": errors.NotFoundError,
-    "rate_limit_error": errors.RateLimitError,
-    "api_error": errors.ServerError,
-    "timeout_error": errors.ServerError,
-    "overloaded_error": errors.OverloadedError,
-}
-
-
-def _state(data: dict[str, Any]) -> ProviderState:
-    return ProviderState(provider=NAME, data=data)
-
-
-class _Block:
-    """What the decoder remembers about one open content block."""
-
-    __slots__ = ("citations", "fragments", "kind", "opened", "raw")
-
-    def __init__(self, kind: str, raw: dict[str, Any]) -> None:
-        self.kind = kind  # "text", "thinking", "tool_use" or "opaque"
-        self.raw = raw  # the block as content_block_start gave it
-        self.opened = False  # a text part was started for it
-        self.fragments: list[str] = []  # input_json_delta pieces
-        self.citations: list[Any] = list(raw.get("citations") or [])
-
-
-class AnthropicStreamDecoder:
-    """Turns the SSE events of one Messages stream into neutral events.
-
-    Blocks are keyed by their ``index``. Each text and thinking block starts a new part, so
-    consecutive blocks never run together. Blocks the SDK does not read (``redacted_thinking``,
-    ``server_tool_use``, ``*_tool_result``, unknown types) are collected, including their
-    streamed ``input``, and emitted whole as an ``OpaquePartEvent`` when they stop.
-    """
-
-    def __init__(self) -> None:
-        self._handlers: dict[str, Callable[[dict[str, Any]], list[Event]]] = {
-            "message_start": self._message_start,
-            "content_block_start": self._block_start,
-            "content_block_delta": self._block_delta,
-            "content_block_stop": self._block_stop,
-            "message_delta": self._message_delta,
-            "message_stop": self._message_stop,
-            "error": self._error,
-        }
-        self._blocks: dict[int, _Block] = {}
-        self._usage: dict[str, Any] = {}
-        self._stop_reason: str | None = None
-        self._saw_calls = False
-        self._done = False
-
-    def feed(self, event: str | None, data: str) -> list[Event]:
-        """Decode one SSE event (its ``event:`` name and joined ``data:`` text)."""
-        if self._done or event == "ping":
-            return []
-        try:
-            payload = json.loads(data)
-        except ValueError as exc:
-            raise errors.StreamError(
-                f"anthropic sent an event that is not JSON: {data[:200]!r}"
-            ) from exc
-        if not isinstance(payload, dict):
-            raise errors.StreamError(
-                f"anthropic sent an event that is not an object: {data[:200]!r}"
-            )
-        return self.feed_object(payload.get("type") or event, payload)
-
-    def feed_object(self, kind: str | None, payload: dict[str, Any]) -> list[Event]:
-        """Decode one already parsed event; malformed events become ``StreamError``."""
-        handler = self._handlers.get(kind or "")
-        if handler is None:
-            return []  # ping and event types newer than this SDK (forward compatibility)
-        try:
-            return handler(payload)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise errors.StreamError(f"malformed anthropic {kind} event: {exc!r}") from exc
-
-    def close(self) -> list[Event]:
-        """The body ended: a stream without ``message_stop`` was cut off."""
-        if not self._done:
-            raise errors.StreamError("anthropic stream ended before message_stop")
-        return []
-
-    def decode_message(self, body: Any) -> list[Event]:
-        """Events for a whole message body, replayed through the streaming path."""
-        if not isinstance(body, dict):
-            raise errors.StreamError(f"anthropic response is not a JSON object: {body!r:.200}")
-        if body.get("type") == "error":
-            return self._error(body)
-        content = body.get("content")
-        if not isinstance(content, list):
-            raise errors.StreamError("anthropic response has no content array")
-        start = {"message": {**body, "content": []}}
-        events = self.feed_object("message_start", start)
-        for index, block in enumerate(content):
-            events += self.feed_object(
-                "content_block_start", {"index": index, "content_block": block}
-            )
-            events += self.feed_object("content_block_stop", {"index": index})
-        events += self.feed_object(
-            "message_delta", {"delta": {"stop_reason": body.get("stop_reason")}}
-        )
-        return events + self.feed_object("message_stop", {})
-
-    def _message_start(self, payload: dict[str, Any]) -> list[Event]:
-        self._usage = dict(payload["message"].get("usage") or {})
-        return [self._usage_event()]
-
-    def _block_start(self, payload: dict[str, Any]) -> list[Event]:
-        index, raw = int(payload["index"]), dict(payload["content_block"])
-        kind = raw["type"] if raw["type"] in ("text", "thinking", "tool_use") else "opaque"
-        block = self._blocks[index] = _Block(kind, raw)
-        if kind == "text" and raw.get("text"):
-            block.opened = True
-            return [TextDelta(raw["text"], new_part=True)]
-        if kind == "thinking":
-            # Start the part now: a block with empty text and only a signature is still a part.
-            events: list[Event] = [ThinkingDelta(raw.get("thinking") or "", new_part=True)]
-            if raw.get("signature"):
-                events.append(PartStateEvent(_state({"signature": raw["signature"]})))
-            return events
-        if kind == "tool_use":
-            return self._tool_start(index, raw)
-        return []
-
-    def _tool_start(self, index: int, raw: dict[str, Any]) -> list[Event]:
-        self._saw_calls = True
-        events: list[Event] = [ToolCallStart(index, raw["id"], raw["name"])]
-        extra = {k: v for k, v in raw.items() if k not in ("type", "id", "name", "input")}
-        if extra:  # e.g. "caller": kept so the replayed tool_use block is unchanged
-            events.append(PartStateEvent(_state({"extra": extra}), index=index))
-        return events
-
-    def _block_delta(self, payload: dict[str, Any]) -> list[Event]:
-        index, delta = int(payload["index"]), payload["delta"]
-        block, kind = self._blocks[index], delta["type"]
-        if block.kind == "opaque":
-            _accumulate(block, delta)
-            return []
-        if kind == "text_delta":
-            first, block.opened = not block.opened, True
-            return [TextDelta(delta["text"], new_part=first)]
-        if kind == "thinking_delta":
-            return [ThinkingDelta(delta["thinking"])]
-        if kind == "signature_delta":  # sent once, just before the block stops: assign
-            return [PartStateEvent(_state({"signature": delta["signature"]}))]
-        if kind == "input_json_delta" and delta["partial_json"]:
-            block.fragments.append(delta["partial_json"])
-            return [ToolCallDelta(index, delta["partial_json"])]
-        if kind == "citations_delta":
-            block.citations.append(delta["citation"])
-        return []
-
-    def _block_stop(self, payload: dict[str, Any]) -> list[Event]:
-        block = self._blocks.pop(int(payload["index"]))
-        if block.kind == "tool_use":
-            # Streamed input is parsed by the assembler from the deltas; a whole body (or a
-            # call with no input deltas) carries the object itself.
-            whole = block.raw.get("input")
-            arguments = None if block.fragments else (whole if isinstance(whole, dict) else {})
-            return [ToolCallEnd(int(payload["index"]), arguments)]
-        if block.kind == "text" and block.citations:
-            # Attached at the end: state on the part earlier would split later text deltas.
-            events: list[Event] = [] if block.opened else [TextDelta("", new_part=True)]
-            return [*events, PartStateEvent(_state({"citations": block.citations}))]
-        if block.kind == "opaque":
-            if block.fragments:
-                block.raw["input"] = json.loads("".join(block.fragments))
-            kind: Literal["thinking", "raw"] = (
-                "thinking" if block.raw["type"] == "redacted_thinking" else "raw"
-            )
-            return [OpaquePartEvent(_state({"block": block.raw}), kind=kind)]
-        return []
-
-    def _message_delta(self, payload: dict[str, Any]) -> list[Event]:
-        reason = (payload.get("delta") or {}).get("stop_reason")
-        if reason:
-            self._stop_reason = reason
-        usage = payload.get("usage")
-        if not usage:
-            return []
-        # message_delta usage is cumulative: later values replace, never add.
-        self._usage.update({k: v for k, v in usage.items() if v is not None})
-        return [self._usage_event()]
-
-    def _message_stop(self, payload: dict[str, Any]) -> list[Event]:
-        self._done = True
-        # protocols.md 5.1: calls are detected from content, not from the stop reason.
-        reason = "tool_calls" if self._saw_calls else _STOP_REASONS.get(self._stop_reason or "")
-        return [FinishEvent(reason or "stop", raw=self._stop_reason)]
-
-    def _error(self, payload: dict[str, Any]) -> list[Event]:
-        detail = payload.get("error") or {}
-        kind, message = detail.get("type"), detail.get("message") or "stream error"
-        cls = _STREAM_ERRORS.get(str(kind))
-        if cls is None:
-            raise errors.StreamError(f"anthropic stream error ({kind}): {message}")
-        request_id = payload.get("request_id")
-        raise cls(
-            message,
-            provider=NAME,
-            body=payload,
-            request_id=request_id if isinstance(request_id, str) else None,
-        )
-
-    def _usage_event(self) -> UsageEvent:
-        usage = self._usage
-        uncached = usage.get("input_tokens")
-        written, read = (
-            usage.get("cache_creation_input_tokens"),
-            usage.get("cache_read_input_tokens"),
-        )
-        details = usage.get("output_tokens_details") or {}
-        return UsageEvent(
-            # protocols.md 2.8: input_tokens counts uncached input only; the prompt is all three.
-            input_tokens=None if uncached is None else uncached + (written or 0) + (read or 0),
-            output_tokens=usage.get("output_tokens"),
-            cached_input_tokens=read,
-            cache_write_tokens=written,
-            reasoning_tokens=details.get("thinking_tokens"),
-            raw=dict(usage),
-        )
-
-
-def _accumulate(block: _Block, delta: dict[str, Any]) -> None:
-    """Fold a delta into a block kept whole (a server_tool_use streams its input, say)."""
-    kind, raw = delta["type"], block.raw
-    if kind == "input_json_delta":
-        block.fragments.append(delta["partial_json"])
-    elif kind == "text_delta":
-        raw["text"] = raw.get("text", "") + delta["text"]
-    elif kind == "thinking_delta":
-        raw["thinking"] = raw.get("thinking", "") + delta["thinking"]
-    elif kind == "signature_delta":
-        raw["signature"] = delta["signature"]
-    elif kind == "citations_delta":
-        raw["citations"] = [*raw.get("citations", []), delta["citation"]]
