@@ -114,7 +114,7 @@ def _from_dict(spec: Mapping[str, Any]) -> Tool:
 
 
 def _is_json_schema(params: Mapping[str, Any]) -> bool:
-    if params.get("type") == "object" or not params:
+    if isinstance(params.get("type"), str) or not params:
         return True
     props = params.get("properties")
     return isinstance(props, Mapping) and not isinstance(props.get("type"), str)

@@ -19,7 +19,8 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from .nodes import Node, UnionNode
+from .compound import UnionNode
+from .nodes import Node
 
 __all__ = ["apply_metadata", "jsonable_default"]
 

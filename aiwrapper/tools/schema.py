@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ToolDefinitionError
+from .compound import ObjectNode
 from .context import is_context_annotation
 from .docstrings import parse_docstring
 from .metadata import jsonable_default
-from .nodes import Defs, Node, ObjectNode, Schema
+from .nodes import Defs, Node, Schema
 from .typemap import TypeMapper
 
 __all__ = ["Signature", "read_signature", "render_parameters"]

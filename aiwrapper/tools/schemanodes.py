@@ -13,22 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ToolDefinitionError
-from .nodes import (
-    AnyNode,
-    ArrayNode,
-    BoolNode,
-    DictNode,
-    EnumNode,
-    IntNode,
-    Node,
-    NullNode,
-    NumberNode,
-    ObjectNode,
-    RefNode,
-    StrNode,
-    TupleNode,
-    UnionNode,
-)
+from .compound import ArrayNode, DictNode, ObjectNode, RefNode, TupleNode, UnionNode
+from .nodes import AnyNode, BoolNode, EnumNode, IntNode, Node, NullNode, NumberNode, StrNode
 
 __all__ = ["CONSTRAINT_KEYS", "compile_schema"]
 

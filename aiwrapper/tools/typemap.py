@@ -24,24 +24,11 @@ from typing import Any, get_args, get_origin
 import typing_extensions as tx
 
 from ..errors import ToolDefinitionError
+from .compound import ArrayNode, DictNode, ObjectNode, TupleNode, UnionNode
 from .docstrings import parse_docstring
 from .metadata import apply_metadata, jsonable_default
 from .models import PydanticNode, is_pydantic_model
-from .nodes import (
-    AnyNode,
-    ArrayNode,
-    BoolNode,
-    DictNode,
-    EnumNode,
-    IntNode,
-    Node,
-    NullNode,
-    NumberNode,
-    ObjectNode,
-    StrNode,
-    TupleNode,
-    UnionNode,
-)
+from .nodes import AnyNode, BoolNode, EnumNode, IntNode, Node, NullNode, NumberNode, StrNode
 
 __all__ = ["TypeMapper"]
 

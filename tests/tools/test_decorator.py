@@ -21,10 +21,17 @@ def test_bare_and_called_forms_and_options() -> None:
     bare = tool(add)
     assert isinstance(bare, Tool)
     assert (bare.strict, bare.timeout, bare.sequential, bare.requires_approval) == (
-        None, None, False, False
+        None,
+        None,
+        False,
+        False,
     )
     configured = tool(
-        name="plus", description="Sum.", strict=False, timeout=2.5, sequential=True,
+        name="plus",
+        description="Sum.",
+        strict=False,
+        timeout=2.5,
+        sequential=True,
         requires_approval=True,
     )(add)
     assert configured.name == "plus"
@@ -71,10 +78,12 @@ def test_lambda_needs_a_name() -> None:
 def test_future_annotations_module() -> None:
     walk = future_tools.walk
     assert walk.parameters["properties"]["start"] == {
-        "$ref": "#/$defs/Node", "description": "First node."
+        "$ref": "#/$defs/Node",
+        "description": "First node.",
     }
     assert walk.parameters["$defs"]["Node"]["properties"]["next"] == {
-        "anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}], "default": None
+        "anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}],
+        "default": None,
     }
     assert walk.context_param == "ctx"
     built = walk.validate({"start": {"label": "a", "next": {"label": "b"}}})
@@ -154,7 +163,8 @@ async def test_sync_tool_runs_in_a_worker_thread() -> None:
         return n + 1
 
     assert await where.invoke('{"n": 1}') == 2
-    assert seen and seen[0] != threading.get_ident()
+    assert len(seen) == 1
+    assert seen[0] != threading.get_ident()
 
 
 @pytest.mark.anyio

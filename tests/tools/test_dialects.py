@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 import pytest
 
@@ -28,7 +28,7 @@ def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -
 def search(
     query: Annotated[str, Param(min_length=1)],
     limit: Annotated[int, Param(gt=0, le=50)] = 10,
-    tags: Optional[list[str]] = None,
+    tags: list[str] | None = None,
     level: Literal[1, 2, 3] = 1,
 ) -> list[str]:
     """Search the catalog."""
@@ -73,9 +73,14 @@ def test_openai_plain_when_strict_would_lose_a_constraint() -> None:
 
 def test_openai_strict_dialect_moves_unsupported_keywords_into_notes() -> None:
     params = search.schema_for("openai-strict")["function"]["parameters"]
-    assert params["properties"]["query"] == {"type": "string", "description": "At least 1 characters."}
+    assert params["properties"]["query"] == {
+        "type": "string",
+        "description": "At least 1 characters.",
+    }
     assert params["properties"]["limit"] == {
-        "type": ["integer", "null"], "exclusiveMinimum": 0, "maximum": 50
+        "type": ["integer", "null"],
+        "exclusiveMinimum": 0,
+        "maximum": 50,
     }
     assert params["properties"]["tags"] == {
         "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]
@@ -102,11 +107,15 @@ def test_strict_refs_with_siblings_are_inlined_and_defs_kept() -> None:
 
     params = paint.schema_for("openai-strict")["function"]["parameters"]
     assert params["properties"]["color"] == {
-        "title": "Color", "description": "Which color.", "type": "string", "enum": ["red", "green"]
+        "title": "Color",
+        "description": "Which color.",
+        "type": "string",
+        "enum": ["red", "green"],
     }
     assert params["properties"]["tree"] == {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]}
     assert params["$defs"]["Tree"]["properties"]["children"] == {
-        "type": ["array", "null"], "items": {"$ref": "#/$defs/Tree"}
+        "type": ["array", "null"],
+        "items": {"$ref": "#/$defs/Tree"},
     }
     assert params["$defs"]["Tree"]["required"] == ["value", "children"]
 
@@ -117,7 +126,7 @@ def test_strict_refuses_free_form_dict_naming_the_parameter() -> None:
         pass
 
     assert "strict" not in store.schema_for("openai")["function"]
-    with pytest.raises(ToolDefinitionError, match="parameter 'payload'.*free-form object"):
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'payload'.*free-form object"):
         store.schema_for("openai-strict")
 
 
@@ -158,11 +167,23 @@ def test_gemini_openapi_subset() -> None:
             "type": "object",
             "properties": {
                 "query": {"type": "string", "minLength": 1},
-                "limit": {"type": "integer", "maximum": 50, "default": 10,
-                          "description": "Must be > 0."},
-                "tags": {"type": "array", "items": {"type": "string"}, "default": None,
-                         "nullable": True},
-                "level": {"type": "integer", "default": 1, "description": "Allowed values: 1, 2, 3."},
+                "limit": {
+                    "type": "integer",
+                    "maximum": 50,
+                    "default": 10,
+                    "description": "Must be > 0.",
+                },
+                "tags": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "default": None,
+                    "nullable": True,
+                },
+                "level": {
+                    "type": "integer",
+                    "default": 1,
+                    "description": "Allowed values: 1, 2, 3.",
+                },
             },
             "required": ["query"],
             "propertyOrdering": ["query", "limit", "tags", "level"],
@@ -185,7 +206,8 @@ def test_gemini_inlines_refs_and_caps_recursion() -> None:
     level2 = level1["properties"]["children"]["items"]
     assert level2["title"] == "Tree"
     assert level2["properties"]["children"]["items"] == {
-        "type": "object", "description": "(A recursive Tree; deeper levels cut.)"
+        "type": "object",
+        "description": "(A recursive Tree; deeper levels cut.)",
     }
     text = repr(params)
     for key in ("$ref", "$defs", "additionalProperties", "exclusiveMinimum", "prefixItems"):
@@ -194,13 +216,17 @@ def test_gemini_inlines_refs_and_caps_recursion() -> None:
 
 def test_gemini_union_stands_alone_and_tuple_and_dict_become_notes() -> None:
     @tool
-    def mix(a: int | str, b: tuple[int, str], c: dict[str, int], d: Literal["x"] | None = None) -> None:
+    def mix(
+        a: int | str, b: tuple[int, str], c: dict[str, int], d: Literal["x"] | None = None
+    ) -> None:
         pass
 
     props = mix.schema_for("gemini")["parameters"]["properties"]
     assert props["a"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
     assert props["b"] == {
-        "type": "array", "minItems": 2, "maxItems": 2,
+        "type": "array",
+        "minItems": 2,
+        "maxItems": 2,
         "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
         "description": "Items in order: integer, string.",
     }
@@ -223,8 +249,14 @@ def test_gemini_json_keeps_json_schema_lightly_cleaned() -> None:
             },
             "required": [],
             "additionalProperties": False,
-            "$defs": {"Color": {"title": "Color", "description": "A paint color.",
-                                "type": "string", "enum": ["red", "green"]}},
+            "$defs": {
+                "Color": {
+                    "title": "Color",
+                    "description": "A paint color.",
+                    "type": "string",
+                    "enum": ["red", "green"],
+                }
+            },
         },
     }
 
@@ -239,10 +271,14 @@ def test_ollama_keeps_only_parsed_keys_and_notes_the_rest() -> None:
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "At least 1 characters."},
-                    "limit": {"type": "integer",
-                              "description": "Must be <= 50. Must be > 0. Default: 10."},
-                    "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}},
-                                       {"type": "null"}], "description": "Default: null."},
+                    "limit": {
+                        "type": "integer",
+                        "description": "Must be <= 50. Must be > 0. Default: 10.",
+                    },
+                    "tags": {
+                        "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+                        "description": "Default: null.",
+                    },
                     "level": {"type": "integer", "enum": [1, 2, 3], "description": "Default: 1."},
                 },
                 "required": ["query"],
@@ -281,7 +317,7 @@ def test_no_constraint_is_dropped_silently(dialect: str) -> None:
 
     text = repr(f.schema_for(dialect))
     if dialect == "ollama":
-        assert "Must match the regular expression \"^x\"." in text
+        assert 'Must match the regular expression "^x".' in text
         assert "At most 3 characters." in text
         assert "Must be >= 0." in text
     assert "Items must be unique." in text

@@ -62,7 +62,7 @@ def defs(annotation: Any) -> dict[str, Any]:
         ),
         (dict[str, int], {"type": "object", "additionalProperties": {"type": "integer"}}),
         (dict, {"type": "object"}),
-        (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+        (Optional[int], {"anyOf": [{"type": "integer"}, {"type": "null"}]}),  # noqa: UP045 - the Optional spelling is under test
         (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
         (Union[int, str], {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
         (Literal["a", "b"], {"type": "string", "enum": ["a", "b"]}),
@@ -115,15 +115,23 @@ def test_decimal_is_a_string_with_a_number_pattern() -> None:
 def test_pydantic_field_metadata_is_read_by_duck_typing() -> None:
     pydantic = pytest.importorskip("pydantic")
     annotation = Annotated[int, pydantic.Field(description="Age.", ge=0, le=150)]
-    assert prop(annotation) == {"type": "integer", "minimum": 0, "maximum": 150,
-                                "description": "Age."}
+    assert prop(annotation) == {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 150,
+        "description": "Age.",
+    }
 
 
 def test_enum_goes_to_defs_by_value() -> None:
     assert prop(Color) == {"$ref": "#/$defs/Color"}
     assert defs(Color) == {
-        "Color": {"title": "Color", "description": "A paint color.", "type": "string",
-                  "enum": ["red", "green"]}
+        "Color": {
+            "title": "Color",
+            "description": "A paint color.",
+            "type": "string",
+            "enum": ["red", "green"],
+        }
     }
     assert defs(Level)["Level"] == {"title": "Level", "type": "integer", "enum": [1, 2]}
 
@@ -257,14 +265,36 @@ def test_no_parameters_gives_an_empty_closed_object() -> None:
         return "pong"
 
     assert ping.parameters == {
-        "type": "object", "properties": {}, "required": [], "additionalProperties": False
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": False,
     }
 
 
 KITCHEN_SINK_TYPES: list[Any] = [
-    str, int, float, bool, None, Any, list[Item], set[str], tuple[int, str], dict[str, float],
-    Optional[Color], Union[int, str], Literal["a", 2], dt.datetime, uuid.UUID, decimal.Decimal,
-    pathlib.Path, Tree, Point, Movie, Address, Level,
+    str,
+    int,
+    float,
+    bool,
+    None,
+    Any,
+    list[Item],
+    set[str],
+    tuple[int, str],
+    dict[str, float],
+    Optional[Color],  # noqa: UP045 - the Optional spelling is under test
+    Union[int, str],
+    Literal["a", 2],
+    dt.datetime,
+    uuid.UUID,
+    decimal.Decimal,
+    pathlib.Path,
+    Tree,
+    Point,
+    Movie,
+    Address,
+    Level,
     Annotated[int, Param(ge=0, le=5)],
 ]
 

@@ -51,17 +51,24 @@ def errors(annotation: Any, value: Any) -> list[dict[str, str]]:
         (tuple[int, ...], [1, 2], (1, 2)),
         (tuple[int, str], [1, "a"], (1, "a")),
         (dict[str, int], {"a": 1}, {"a": 1}),
-        (Optional[int], None, None),
+        (Optional[int], None, None),  # noqa: UP045 - the Optional spelling is under test
         (Union[int, str], "a", "a"),
         (Literal["a", "b"], "b", "b"),
         (Literal[1, 2], 2, 2),
         (Color, "green", Color.GREEN),
         (Level, 2, Level.HIGH),
-        (dt.datetime, "2024-01-02T03:04:05Z", dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)),
+        (
+            dt.datetime,
+            "2024-01-02T03:04:05Z",
+            dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+        ),
         (dt.date, "2024-01-02", dt.date(2024, 1, 2)),
         (dt.time, "10:30:00", dt.time(10, 30)),
-        (uuid.UUID, "123e4567-e89b-42d3-a456-426614174000",
-         uuid.UUID("123e4567-e89b-42d3-a456-426614174000")),
+        (
+            uuid.UUID,
+            "123e4567-e89b-42d3-a456-426614174000",
+            uuid.UUID("123e4567-e89b-42d3-a456-426614174000"),
+        ),
         (decimal.Decimal, "1.25", decimal.Decimal("1.25")),
         (pathlib.Path, "/tmp/x", pathlib.Path("/tmp/x")),
         (Item, {"name": "pen", "qty": 2}, Item(name="pen", qty=2)),
@@ -91,7 +98,7 @@ def test_values_are_built_into_declared_types(annotation: Any, value: Any, expec
         (list[int], 5, [5]),
         (list[str], "solo", ["solo"]),
         (Color, "RED", Color.RED),
-        (Optional[int], "5", 5),
+        (Optional[int], "5", 5),  # noqa: UP045 - the Optional spelling is under test
         (Level, "2", Level.HIGH),
     ],
 )
@@ -126,7 +133,7 @@ def test_coercions_are_recorded() -> None:
         (Literal["a", "b"], "A", 'expected one of "a", "b", got string "A"'),
         (dt.date, "yesterday", 'expected an ISO 8601 date (YYYY-MM-DD), got string "yesterday"'),
         (uuid.UUID, "nope", 'expected a UUID string, got string "nope"'),
-        (Optional[int], "x", 'expected an integer or null, got string "x"'),
+        (Optional[int], "x", 'expected an integer or null, got string "x"'),  # noqa: UP045 - the Optional spelling is under test
         (Union[int, bool], "x", 'expected an integer or a boolean, got string "x"'),
         (tuple[int, str], [1], "expected an array of exactly 2 items, got an array"),
         (dict[str, int], [1], "expected an object, got an array"),
@@ -145,7 +152,9 @@ def test_case_insensitive_enum_match_must_be_unique() -> None:
         BIG_A = "A"
 
     assert ok(Mode, "A") is Mode.BIG_A
-    assert errors(Mode, "Ä") == [{"path": "/x", "message": 'expected one of "a", "A", got string "Ä"'}]
+    assert errors(Mode, "Ä") == [
+        {"path": "/x", "message": 'expected one of "a", "A", got string "Ä"'}
+    ]
 
 
 def test_constraints_are_checked() -> None:

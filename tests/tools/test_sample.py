@@ -1,0 +1,85 @@
+"""sample_arguments fits the schema (jsonschema) and passes Tool.validate, for many tools."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import uuid
+from typing import Annotated, Any, Literal
+
+import jsonschema
+import pytest
+
+from aiwrapper.tools import Param, Tool, sample_arguments, to_tool, tool
+
+from . import future_tools
+from .helpers import Address, Color, Item, Level, Movie, Point, Tree
+
+
+@tool
+def everything(
+    name: Annotated[str, Param(min_length=3, max_length=8, pattern="^[a-z]+$")],
+    count: Annotated[int, Param(gt=5, lt=9)],
+    ratio: Annotated[float, Param(ge=0.5, le=0.75)],
+    flag: bool,
+    color: Color,
+    level: Level,
+    items: list[Item],
+    tags: set[str],
+    pair: tuple[int, str],
+    scores: dict[str, float],
+    mode: Literal["fast", "slow"] = "fast",
+    when: dt.datetime | None = None,
+    day: dt.date | None = None,
+    ident: uuid.UUID | None = None,
+    price: decimal.Decimal | None = None,
+    tree: Tree | None = None,
+    point: Point | None = None,
+    movie: Movie | None = None,
+    address: Address | None = None,
+    anything: Any = None,
+    picked: Annotated[str, Param(examples=["Tokyo"])] = "x",
+    many: Annotated[list[int], Param(min_length=3)] = [],  # noqa: B006 - schema default only
+) -> None:
+    pass
+
+
+SIMPLE = to_tool(
+    {
+        "name": "simple",
+        "parameters": {
+            "q": {"type": "string", "required": True},
+            "n": {"type": "integer", "enum": [3, 4]},
+        },
+    }
+)
+
+TOOLS: list[Tool] = [everything, future_tools.walk, SIMPLE]
+
+
+@pytest.mark.parametrize("made", TOOLS, ids=lambda t: t.name)
+def test_sample_arguments_validate(made: Tool) -> None:
+    args = sample_arguments(made)
+    jsonschema.Draft202012Validator(made.parameters).validate(args)
+    made.validate(args)
+    assert sample_arguments(made) == args  # deterministic
+    assert set(args) == set(made.parameters["properties"])
+
+
+def test_sample_values_are_concrete() -> None:
+    args = sample_arguments(everything)
+    assert args["name"] == "example"
+    assert args["count"] == 6
+    assert args["ratio"] == 0.75
+    assert args["color"] == "red"
+    assert args["mode"] == "fast"
+    assert args["picked"] == "Tokyo"
+    assert args["pair"] == [1, "example"]
+    assert args["when"] == "2024-01-15T09:30:00+00:00"
+    assert len(args["many"]) == 3
+    assert args["items"] == [{"name": "example", "qty": 1, "note": "example"}]
+
+
+def test_canonical_schemas_pass_the_metaschema() -> None:
+    for made in TOOLS:
+        jsonschema.Draft202012Validator.check_schema(made.parameters)
