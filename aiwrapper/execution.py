@@ -136,9 +136,13 @@ class CallExecutor:
             raise _Failure(self._repeat_message(call), "RepeatedCall", "skipped")
         arguments: Any = call.raw_arguments or call.arguments
         try:
-            tool.validate(arguments)
+            validated = tool.validate(arguments)
         except ToolArgumentsError as exc:
+            if self.options.tool_errors == "raise":
+                raise
             raise _Failure(str(exc), "ToolArgumentsError") from exc
+        if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
+            call.arguments = validated
         await self._check_approval(tool, call)
         call.status = "running"
         await self.notify()
@@ -170,7 +174,10 @@ class CallExecutor:
         with anyio.move_on_after(seconds) as scope:
             return await self._invoke(tool, call, arguments)
         if scope.cancelled_caught:
-            raise _Failure(f"{call.name!r} timed out after {seconds:g} s.", "TimeoutError")
+            message = f"{call.name!r} timed out after {seconds:g} s."
+            if self.options.tool_errors == "raise":
+                raise TimeoutError(message)
+            raise _Failure(message, "TimeoutError")
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _invoke(self, tool: Tool, call: FunctionCall, arguments: Any) -> Any:

@@ -9,12 +9,14 @@ unwind, so tools and connections are stopped cleanly.
 
 from __future__ import annotations
 
-import asyncio  # the sync facade needs a loop in a thread (see CONVENTIONS)
 import concurrent.futures
 import contextlib
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["LoopThread"]
 
@@ -36,7 +38,7 @@ class LoopThread:
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        future = _submit(coro, loop)
         try:
             return future.result()
         except KeyboardInterrupt:
@@ -46,6 +48,10 @@ class LoopThread:
             raise
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        # The sync facade needs a loop in a thread (see CONVENTIONS); imported on first use
+        # because asyncio is a large import that async users of the package never need here.
+        import asyncio
+
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
@@ -71,3 +77,11 @@ class LoopThread:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=_CANCEL_GRACE)
         loop.close()
+
+
+def _submit(
+    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop
+) -> concurrent.futures.Future[T]:
+    import asyncio
+
+    return asyncio.run_coroutine_threadsafe(coro, loop)

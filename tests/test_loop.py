@@ -482,3 +482,37 @@ async def test_stream_false_gives_the_same_result() -> None:
     result = await Lang.scripted(script).ask("go", functions=[add], stream=False)
     assert result.answer == "three"
     assert result.function_calls[0].result == 3
+
+
+async def test_tool_errors_raise_propagates_invalid_arguments() -> None:
+    from aiwrapper import ToolArgumentsError
+
+    lang = Lang.scripted([calls(("add", {"a": "x", "b": 1})), "x"])
+    with pytest.raises(ToolArgumentsError, match="/a"):
+        await lang.ask("go", functions=[add], tool_errors="raise")
+
+
+async def test_tool_errors_raise_propagates_a_tool_timeout() -> None:
+    @tool(timeout=0.01)
+    async def sleepy() -> str:
+        """Sleeps."""
+        await anyio.sleep(10)
+        return "late"
+
+    lang = Lang.scripted([calls(("sleepy", {})), "x"])
+    with pytest.raises(TimeoutError, match="timed out after 0.01 s"):
+        await lang.ask("go", functions=[sleepy], tool_errors="raise")
+
+
+async def test_a_handler_sees_coerced_arguments_of_dict_definitions() -> None:
+    definition = {
+        "name": "repeat",
+        "description": "Repeat.",
+        "parameters": {"times": {"type": "integer", "required": True}},
+    }
+    seen: list[Any] = []
+    lang = Lang.scripted([calls(("repeat", {"times": "3"})), "ok"])
+    await lang.ask(
+        "go", functions=[definition], function_handler=lambda c: seen.append(c.arguments)
+    )
+    assert seen == [{"times": 3}]

@@ -9,7 +9,6 @@ offline models implement ``Model`` directly, without HTTP.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -152,6 +151,8 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
             return None
         if value.strip().replace(".", "", 1).isdigit():
             return float(value)
+        import email.utils  # only for the rare HTTP-date form; keeps import time down
+
         when = email.utils.parsedate_to_datetime(value)
         return max(0.0, when.timestamp() - time.time())
     except (ValueError, TypeError):
