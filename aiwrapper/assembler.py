@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-from typing_extensions import assert_never
 
 from .errors import StreamError
 from .events import (
@@ -56,35 +55,45 @@ class Assembler:
     finish_reason: FinishReason | None = None
     raw_finish_reason: str | None = None
     calls: dict[int, ToolCallPart] = field(default_factory=dict)
+    started: list[FunctionCall] = field(default_factory=list)
     _fragments: dict[int, list[str]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
+    _handlers: dict[type, Callable[[Any], None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A dict from event type to handler: one lookup per event on the streaming path.
+        self._handlers = {
+            TextDelta: self._text,
+            ThinkingDelta: self._thinking,
+            PartStateEvent: self._set_state,
+            OpaquePartEvent: self._opaque,
+            ToolCallStart: self._start_call,
+            ToolCallDelta: self._extend_call,
+            ToolCallEnd: self._end,
+            UsageEvent: self._set_usage,
+            FinishEvent: self._finish_event,
+        }
 
     def add(self, event: Event) -> None:
         """Fold one event into the message."""
-        if self._open is not None and not isinstance(event, (TextDelta, ThinkingDelta)):
-            self._close_text()
-        match event:
-            case TextDelta():
-                self._add_text(TextPart, event.text, event.new_part)
-            case ThinkingDelta():
-                self._add_text(ThinkingPart, event.text, event.new_part)
-            case PartStateEvent():
-                self._set_state(event)
-            case OpaquePartEvent():
-                self.message.parts.append(OpaquePart(event.state, event.kind))
-            case ToolCallStart():
-                self._start_call(event)
-            case ToolCallDelta():
-                self._extend_call(event)
-            case ToolCallEnd():
-                self._end_call(event.index, event.arguments)
-            case UsageEvent():
-                self._set_usage(event)
-            case FinishEvent():
-                self.finish_reason, self.raw_finish_reason = event.reason, event.raw
-            case _:
-                assert_never(event)
+        self._handlers[type(event)](event)
+
+    def _text(self, event: TextDelta) -> None:
+        self._add_text(TextPart, event.text, event.new_part)
+
+    def _thinking(self, event: ThinkingDelta) -> None:
+        self._add_text(ThinkingPart, event.text, event.new_part)
+
+    def _opaque(self, event: OpaquePartEvent) -> None:
+        self._close_text()
+        self.message.parts.append(OpaquePart(event.state, event.kind))
+
+    def _end(self, event: ToolCallEnd) -> None:
+        self._end_call(event.index, event.arguments)
+
+    def _finish_event(self, event: FinishEvent) -> None:
+        self.finish_reason, self.raw_finish_reason = event.reason, event.raw
 
     @property
     def tool_calls(self) -> list[FunctionCall]:
@@ -136,6 +145,7 @@ class Assembler:
             part.state = event.state
 
     def _start_call(self, event: ToolCallStart) -> None:
+        self._close_text()
         existing = self.calls.get(event.index)
         if existing is not None:  # some servers repeat the start; fill only what was missing
             if event.id and existing.call.synthetic_id:
@@ -149,6 +159,7 @@ class Assembler:
             synthetic_id=not event.id,
         )
         part = ToolCallPart(call)
+        self.started.append(call)
         self.calls[event.index] = part
         self._fragments[event.index] = []
         self.message.parts.append(part)

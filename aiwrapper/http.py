@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 import random
+import ssl
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
 from types import TracebackType
 from typing import Any
 
 import anyio
 import anyio.lowlevel
+import httpcore  # noqa: F401 - httpx loads it at the first client; pay it at construction
 import httpx
 from anyio import sleep
 
@@ -79,9 +81,11 @@ class HttpTransport:
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
         self._borrowed = http_client
-        self._clients: weakref.WeakKeyDictionary[object, httpx.AsyncClient] = (
+        # loop -> (client, whether it verifies TLS)
+        self._clients: weakref.WeakKeyDictionary[object, tuple[httpx.AsyncClient, bool]] = (
             weakref.WeakKeyDictionary()
         )
+        self._tls: ssl.SSLContext | None = None  # built once, shared by the clients of all loops
 
     async def request_json(self, call: HttpCall, on_error: OnError) -> Any:
         """POST ``call`` and return its JSON response body.
@@ -121,13 +125,13 @@ class HttpTransport:
             StreamError: the body broke off (reset, closed mid-message).
         """
         response = await self._open(call, on_error)
-        chunks = _body_chunks(response, _where(call))
+        chunks = _BodyChunks(response, _where(call))
         try:
             yield chunks
         finally:
             with anyio.CancelScope(shield=True):
-                await chunks.aclose()
                 await response.aclose()
+                await chunks.finish()
 
     async def aclose(self) -> None:
         """Close the owned client of the current event loop; forget those of other loops.
@@ -139,7 +143,7 @@ class HttpTransport:
         key = _loop_key()
         clients = list(self._clients.items())
         self._clients.clear()
-        for loop, client in clients:
+        for loop, (client, _) in clients:
             if loop is key:
                 await client.aclose()
 
@@ -154,17 +158,31 @@ class HttpTransport:
     ) -> None:
         await self.aclose()
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self, url: str = "") -> httpx.AsyncClient:
         """The borrowed client, or the owned one of the running event loop."""
         if self._borrowed is not None:
             return self._borrowed
         key = _loop_key()
-        client = self._clients.get(key)
-        if client is None or client.is_closed:
+        client, verifies = self._clients.get(key, (None, False))
+        secure = not url.startswith("http://")  # verify TLS unless it is known to be unused
+        if client is None or client.is_closed or (secure and not verifies):
             self._forget_closed_loops()
-            client = httpx.AsyncClient(timeout=self.timeout, limits=_LIMITS)
-            self._clients[key] = client
+            client = httpx.AsyncClient(
+                timeout=self.timeout, limits=_LIMITS, verify=self._verify(secure)
+            )
+            self._clients[key] = (client, secure)
         return client
+
+    def _verify(self, secure: bool) -> ssl.SSLContext | bool:
+        # Loading the CA bundle costs tens of milliseconds: done once per transport, and not
+        # at all for a plain-http server (a local model), which never does TLS. Redirects are
+        # not followed, so such a client never reaches an https URL; if the transport is later
+        # given one, ``_client`` builds a verifying client instead.
+        if not secure:
+            return False
+        if self._tls is None:
+            self._tls = httpx.create_ssl_context()
+        return self._tls
 
     def _forget_closed_loops(self) -> None:
         # A client's pooled sockets keep their loop alive, so the weak keys alone would never
@@ -176,7 +194,7 @@ class HttpTransport:
 
     async def _open(self, call: HttpCall, on_error: OnError) -> httpx.Response:
         """Send ``call`` until a 2xx response head arrives; return it unread."""
-        client = self._client()
+        client = self._client(call.url)
         request = _build_request(client, call)
         attempt = 0
         while True:
@@ -270,20 +288,62 @@ def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
         content = json.dumps(call.body, separators=(",", ":"), ensure_ascii=False).encode()
     except (TypeError, ValueError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
-    headers = {"content-type": "application/json", **call.headers}
+    headers = httpx.Headers({"content-type": "application/json"})
+    headers.update(call.headers)  # case-insensitive: a provider's Content-Type replaces ours
     try:
-        return client.build_request("POST", call.url, content=content, headers=headers)
+        request = client.build_request("POST", call.url, content=content, headers=headers)
     except httpx.InvalidURL as exc:
-        raise errors.ConfigError(f"Invalid URL {call.url!r}: {exc}") from exc
+        raise errors.ConfigError(f"Invalid URL {_where(call)!r}: {exc}") from exc
+    if request.url.scheme not in ("http", "https"):
+        raise errors.ConfigError(f"The URL {_where(call)!r} needs an http:// or https:// scheme")
+    return request
 
 
-async def _body_chunks(response: httpx.Response, where: str) -> AsyncGenerator[bytes, None]:
-    # ``aiter_bytes`` undoes a content-encoding (a gzip-ing proxy); identity costs nothing.
-    try:
-        async for chunk in response.aiter_bytes():
-            yield chunk
-    except httpx.HTTPError as exc:
-        raise _body_error(exc, where) from exc
+class _BodyChunks:
+    """The chunks of a response body, with httpx failures mapped to aiwrapper errors."""
+
+    __slots__ = ("_chunks", "_done", "_where")
+
+    def __init__(self, response: httpx.Response, where: str) -> None:
+        # Raw bytes skip one generator per chunk; ``aiter_bytes`` is needed for a compressed
+        # body, and for one already read into memory (``httpx.MockTransport`` content).
+        encoded = response.headers.get("content-encoding", "identity") != "identity"
+        if encoded or response.is_stream_consumed:
+            self._chunks = response.aiter_bytes()
+        else:
+            self._chunks = response.aiter_raw()
+        self._where = where
+        self._done = False
+
+    def __aiter__(self) -> _BodyChunks:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return await self._chunks.__anext__()
+        except StopAsyncIteration:
+            self._done = True
+            raise
+        except httpx.HTTPError as exc:
+            self._done = True
+            raise _body_error(exc, self._where) from exc
+
+    async def finish(self) -> None:
+        """Run httpx's chain of body generators to its end, once the response is closed.
+
+        Closing only the outermost generator would leave the inner ones to the garbage
+        collector, which trio reports as a ResourceWarning. Resumed under a cancelled scope,
+        every one of them ends: on a closed connection the next read fails at once, and an
+        in-memory body (``httpx.MockTransport``) is simply read out.
+        """
+        if self._done:
+            return
+        self._done = True
+        with anyio.CancelScope() as scope:
+            scope.cancel()
+            with suppress(Exception):
+                async for _ in self._chunks:
+                    pass
 
 
 async def _close(response: httpx.Response) -> None:
@@ -301,8 +361,6 @@ def _request_error(exc: httpx.HTTPError, where: str) -> errors.AIWrapperError:
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.TimeoutException):
         return errors.RequestTimeoutError(f"{where} did not answer in time ({detail})")
-    if isinstance(exc, httpx.UnsupportedProtocol):
-        return errors.ConfigError(f"Cannot send to {where}: {detail}")
     return errors.ConnectionError(f"Could not reach {where}: {detail}")
 
 

@@ -17,7 +17,7 @@ import anyio
 
 from .assembler import Assembler
 from .errors import ConfigError, MaxIterationsError, RunTimeoutError
-from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallStart
+from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .options import LangOptions
@@ -27,7 +27,7 @@ from .tools import Tool
 
 __all__ = ["Run"]
 
-_WATCHED = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta)
+_WATCHED = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallEnd)
 
 
 class Run:
@@ -42,10 +42,14 @@ class Run:
         self.tools = tools
         self.result = result
         self.executor = CallExecutor(tools, options, result, self._notify)
+        self._published = 0  # calls of the current turn already on result.function_calls
         _add_system_prompt(result.messages, options.system_prompt)
 
     async def run(self) -> LangResult:
         """Run rounds until a final answer; raise on limits with the partial result."""
+        if self.options.timeout is None:
+            await self._rounds()
+            return self.result
         with anyio.move_on_after(self.options.timeout) as scope:
             await self._rounds()
         if scope.cancelled_caught:
@@ -77,6 +81,7 @@ class Run:
         result = self.result
         result.answer, result.thinking = "", ""
         assembler = Assembler(self.model.name, live=options.on_result is not None)
+        self._published = 0
         request = ProviderRequest(
             model=options.model or self.model.model,
             messages=result.messages,
@@ -85,25 +90,34 @@ class Run:
             stream=bool(options.stream),
         )
 
-        started: set[int] = set()
-
-        async def sink(event: Event) -> None:
-            assembler.add(event)
-            if isinstance(event, ToolCallStart) and event.index not in started:
-                started.add(event.index)
-                result.function_calls.append(assembler.calls[event.index].call)
-            if assembler.live and isinstance(event, _WATCHED):
-                result.answer, result.thinking = _latest_text(assembler.message)
-                await self._notify()
+        async def sink(events: list[Event]) -> None:
+            if not assembler.live:  # nobody watches: fold the batch, nothing else per event
+                for event in events:
+                    assembler.add(event)
+                return
+            for event in events:
+                assembler.add(event)
+                if isinstance(event, _WATCHED):
+                    self._publish(assembler)
+                    await self._notify()
 
         await self.model.send(request, sink)
         message = assembler.finish()
+        self._publish(assembler)
         result.messages.append(message)
         result.iterations += 1
         result.usage.requests.append(assembler.usage)
-        result.answer, result.thinking = message.content, message.thinking
         result.finish_reason = assembler.finish_reason
         return message
+
+    def _publish(self, assembler: Assembler) -> None:
+        """Show the turn so far on the result: its text, thinking and any new calls."""
+        result = self.result
+        result.answer, result.thinking = assembler.message.content, assembler.message.thinking
+        new_calls = assembler.started[self._published :]
+        if new_calls:
+            result.function_calls.extend(new_calls)
+            self._published += len(new_calls)
 
     async def _finish(self, calls: Sequence[object]) -> None:
         self.result.finished = True
@@ -117,10 +131,6 @@ class Run:
             value = callback(self.result)
             if inspect.isawaitable(value):
                 await value
-
-
-def _latest_text(message: LangMessage) -> tuple[str, str]:
-    return message.content, message.thinking
 
 
 def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:

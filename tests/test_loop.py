@@ -500,7 +500,7 @@ async def test_tool_errors_raise_propagates_a_tool_timeout() -> None:
         return "late"
 
     lang = Lang.scripted([calls(("sleepy", {})), "x"])
-    with pytest.raises(TimeoutError, match="timed out after 0.01 s"):
+    with pytest.raises(TimeoutError, match=r"timed out after 0\.01 s"):
         await lang.ask("go", functions=[sleepy], tool_errors="raise")
 
 

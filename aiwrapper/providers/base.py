@@ -100,7 +100,9 @@ class Provider(Protocol):
         ...
 
 
-EventSink = Callable[[Event], Awaitable[None]]
+# Receives the events of one received chunk, in order: one await per chunk, not per event,
+# keeps the streaming path cheap when a chunk carries many small deltas.
+EventSink = Callable[[list[Event]], Awaitable[None]]
 
 
 class Model(Protocol):
@@ -110,7 +112,7 @@ class Model(Protocol):
     model: str
 
     async def send(self, request: ProviderRequest, sink: EventSink) -> None:
-        """Run one round, handing every event to ``sink`` in order."""
+        """Run one round, handing every event to ``sink`` in order, a batch per chunk."""
         ...
 
     async def aclose(self) -> None:

@@ -9,10 +9,11 @@ no httpx (that stays in ``http.py``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from .. import errors
+from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from ..http import HttpTransport
 from .base import EventSink, HttpCall, Provider, ProviderRequest, StreamDecoder
@@ -54,14 +55,7 @@ class HttpModel:
             await self._send_stream(call, request, sink)
             return
         body = await self.transport.request_json(call, self.provider.error)
-        try:
-            events = self.provider.decode_response(body)
-        except errors.AIWrapperError:
-            raise
-        except Exception as exc:
-            raise self._undecodable(exc) from exc
-        for event in events:
-            await sink(event)
+        await sink(self._decode(lambda: self._decode_body(request, body)))
 
     async def aclose(self) -> None:
         """Release the transport's connections."""
@@ -70,39 +64,52 @@ class HttpModel:
     async def _send_stream(self, call: HttpCall, request: ProviderRequest, sink: EventSink) -> None:
         decoder = self._new_decoder(request)
         framer = SSEDecoder() if self.provider.framing == "sse" else _NDJSONFrames()
+        # The per-chunk path is hot (every token passes through it): locals, no extra calls.
+        frames, feed = framer.feed, decoder.feed
         async with self.transport.stream(call, self.provider.error) as chunks:
             async for chunk in chunks:
-                items = framer.feed(chunk)
-                if items:
-                    await self._emit(decoder, items, sink)
-        await self._emit(decoder, framer.flush(), sink)
+                batch: list[Event] = []
+                try:
+                    for name, data in frames(chunk):
+                        batch += feed(name, data)
+                except Exception as exc:
+                    await sink(batch)  # what arrived before the error is kept in the result
+                    if isinstance(exc, errors.AIWrapperError):
+                        raise
+                    raise self._undecodable(exc) from exc
+                if batch:
+                    await sink(batch)  # outside the try: the sink's errors stay its own
+        tail: list[Event] = []
+        for name, data in framer.flush():
+            tail += self._decode(lambda: feed(name, data))  # noqa: B023 - called at once
+        tail += self._decode(decoder.close)
+        await sink(tail)
+
+    def _decode(self, decode: Callable[[], list[Event]]) -> list[Event]:
+        """Run a decoding step, reporting a decoder's own bugs as ``StreamError``."""
         try:
-            events = decoder.close()
+            return decode()
         except errors.AIWrapperError:
             raise
         except Exception as exc:
             raise self._undecodable(exc) from exc
-        for event in events:
-            await sink(event)
 
-    async def _emit(
-        self, decoder: StreamDecoder, items: Iterable[SSEEvent], sink: EventSink
-    ) -> None:
-        """Decode framed items and hand their events on (sink errors are not wrapped)."""
-        for name, data in items:
-            try:
-                events = decoder.feed(name, data)
-            except errors.AIWrapperError:
-                raise
-            except Exception as exc:
-                raise self._undecodable(exc) from exc
-            for event in events:
-                await sink(event)
+    def _tool_names(self, request: ProviderRequest) -> list[str]:
+        # With function_call="none" no tools are sent, so text must never become a call.
+        if request.options.function_call == "none":
+            return []
+        return [tool.name for tool in request.tools]
+
+    def _decode_body(self, request: ProviderRequest, body: Any) -> list[Event]:
+        if self._wants_tool_names:
+            decode: Callable[..., list[Event]] = self.provider.decode_response
+            return decode(body, tool_names=self._tool_names(request))
+        return self.provider.decode_response(body)
 
     def _new_decoder(self, request: ProviderRequest) -> StreamDecoder:
         if self._wants_tool_names:
             make: Callable[..., StreamDecoder] = self.provider.decode_stream
-            return make(tool_names=[tool.name for tool in request.tools])
+            return make(tool_names=self._tool_names(request))
         return self.provider.decode_stream()
 
     def _undecodable(self, exc: Exception) -> errors.StreamError:

@@ -107,7 +107,7 @@ class ScriptedModel:
         tools = [canonical_tool(t) for t in request.tools]
         self.requests.append(ScriptedRequest(messages, tools, request.options))
         for event in turn_events(self._next_turn(messages, request.options), stream=request.stream):
-            await sink(event)
+            await sink([event])  # one event per batch: streams like a slow network
 
     def _next_turn(self, messages: LangMessages, options: LangOptions) -> Turn:
         if callable(self._source):
@@ -139,7 +139,7 @@ class OfflineModel:
     async def send(self, request: ProviderRequest, sink: EventSink) -> None:
         """Stream the offline model's next turn."""
         for event in turn_events(self._turn(request), stream=request.stream):
-            await sink(event)
+            await sink([event])
 
     def _turn(self, request: ProviderRequest) -> Turn:
         messages = request.messages

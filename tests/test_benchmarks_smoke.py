@@ -1,0 +1,39 @@
+"""The benchmark suite runs end to end in its quick mode and prints its table.
+
+Timing is never asserted here (figures on a shared machine are noise); the run must finish,
+every benchmark must assemble the right answer (else the exit status is 1), and the table must
+have its header and one row per metric.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+EXPECTED_ROWS = (
+    "openai text stream, Lang.ask",
+    "openai tool stream 8x250, Lang.ask",
+    "anthropic text stream, Lang.ask",
+    "gemini text stream, Lang.ask",
+    "ollama text stream, Lang.ask",
+    "tool loop, 4 sync tools",
+    "small requests, sequential",
+    "connections for 5 streamed requests",
+    "first request after construction",
+    "import time (vs import httpx)",
+    "RSS after import (vs httpx)",
+)
+
+
+def test_quick_benchmark_run_prints_the_table() -> None:
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0].split()
+    assert header == ["metric", "unit", "aiwrapper", "baseline", "ratio", "target", "ok"]
+    for row in EXPECTED_ROWS:
+        assert row in done.stdout, row

@@ -1,0 +1,630 @@
+"""HttpTransport: retries, error mapping, streaming, and client ownership.
+
+Most tests run through ``httpx.MockTransport``; faults that need a real socket (a peer closing
+mid-body, a server too slow, a refused connection, keep-alive reuse) use a small threaded
+server on 127.0.0.1 started by the test itself.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from aiwrapper import errors
+from aiwrapper import http as http_module
+from aiwrapper.http import HttpTransport, retry_delay
+from aiwrapper.providers.base import HttpCall, error_class_for_status, make_error
+
+pytestmark = pytest.mark.anyio
+
+URL = "https://api.test/v1/chat"
+
+
+def make_call(
+    url: str = URL, *, stream: bool = False, body: dict[str, Any] | None = None
+) -> HttpCall:
+    return HttpCall(
+        url=url,
+        headers={"authorization": "Bearer k", "x-extra": "1"},
+        body={"model": "m", "text": "héllo"} if body is None else body,
+        stream=stream,
+    )
+
+
+def on_error(status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
+    cls = error_class_for_status(status)
+    return make_error(
+        cls, body.decode(), provider="test", status=status, body=body, headers=headers
+    )
+
+
+class Server:
+    """A MockTransport handler answering from a script, recording every request."""
+
+    def __init__(self, *responses: httpx.Response | Exception) -> None:
+        self.responses = list(responses)
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        response = self.responses.pop(0) if len(self.responses) > 1 else self.responses[0]
+        if isinstance(response, Exception):
+            raise response
+        return response
+
+    def transport(self, **kwargs: Any) -> HttpTransport:
+        client = httpx.AsyncClient(transport=httpx.MockTransport(self))
+        return HttpTransport(http_client=client, retry_base_delay=0, **kwargs)
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Record the delays slept between retries instead of sleeping."""
+    delays: list[float] = []
+
+    async def fake_sleep(delay: float) -> None:
+        delays.append(delay)
+
+    monkeypatch.setattr(http_module, "sleep", fake_sleep)
+    return delays
+
+
+# --- request_json -------------------------------------------------------------------------
+
+
+async def test_request_json_posts_compact_utf8_json_with_headers() -> None:
+    server = Server(httpx.Response(200, json={"ok": True}))
+    result = await server.transport().request_json(make_call(), on_error)
+    assert result == {"ok": True}
+    [request] = server.requests
+    assert request.method == "POST"
+    assert str(request.url) == URL
+    assert request.content == '{"model":"m","text":"héllo"}'.encode()
+    assert request.headers["content-type"] == "application/json"
+    assert request.headers["authorization"] == "Bearer k"
+    assert request.headers["x-extra"] == "1"
+
+
+async def test_server_errors_are_retried_until_success(sleeps: list[float]) -> None:
+    server = Server(httpx.Response(500), httpx.Response(500), httpx.Response(200, json=[1]))
+    assert await server.transport().request_json(make_call(), on_error) == [1]
+    assert len(server.requests) == 3
+    assert len(sleeps) == 2
+
+
+async def test_exhausted_retries_raise_the_provider_error_with_status_and_body() -> None:
+    server = Server(httpx.Response(503, content=b"busy", headers={"x-request-id": "r1"}))
+    with pytest.raises(errors.OverloadedError) as info:
+        await server.transport(max_retries=2).request_json(make_call(), on_error)
+    assert len(server.requests) == 3
+    assert info.value.status_code == 503
+    assert info.value.body == b"busy"
+    assert info.value.request_id == "r1"
+
+
+async def test_max_retries_zero_sends_once() -> None:
+    server = Server(httpx.Response(500, content=b"boom"))
+    with pytest.raises(errors.ServerError):
+        await server.transport(max_retries=0).request_json(make_call(), on_error)
+    assert len(server.requests) == 1
+
+
+async def test_rate_limit_honors_retry_after_ms(sleeps: list[float]) -> None:
+    limited = httpx.Response(429, headers={"retry-after-ms": "250", "retry-after": "9"})
+    server = Server(limited, httpx.Response(200, json={}))
+    assert await server.transport().request_json(make_call(), on_error) == {}
+    assert len(server.requests) == 2
+    assert sleeps == [0.25]
+
+
+async def test_retry_after_seconds_is_capped_at_60(sleeps: list[float]) -> None:
+    server = Server(
+        httpx.Response(429, headers={"retry-after": "120"}), httpx.Response(200, json=1)
+    )
+    assert await server.transport().request_json(make_call(), on_error) == 1
+    assert sleeps == [60.0]
+
+
+async def test_backoff_doubles_with_jitter_up_to_the_cap(sleeps: list[float]) -> None:
+    server = Server(httpx.Response(502))
+    transport = HttpTransport(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),
+        max_retries=4,
+        retry_base_delay=1.0,
+        retry_max_delay=3.0,
+    )
+    with pytest.raises(errors.ServerError):
+        await transport.request_json(make_call(), on_error)
+    assert len(server.requests) == 5
+    bounds = [(0.75, 1.0), (1.5, 2.0), (2.25, 3.0), (2.25, 3.0)]
+    assert len(sleeps) == 4
+    for delay, (low, high) in zip(sleeps, bounds, strict=True):
+        assert low <= delay <= high
+
+
+async def test_x_should_retry_false_stops_a_retryable_status(sleeps: list[float]) -> None:
+    server = Server(httpx.Response(500, headers={"x-should-retry": "false"}))
+    with pytest.raises(errors.ServerError):
+        await server.transport().request_json(make_call(), on_error)
+    assert len(server.requests) == 1
+
+
+async def test_x_should_retry_true_retries_a_client_error(sleeps: list[float]) -> None:
+    server = Server(
+        httpx.Response(400, headers={"x-should-retry": "true"}), httpx.Response(200, json=2)
+    )
+    assert await server.transport().request_json(make_call(), on_error) == 2
+    assert len(server.requests) == 2
+
+
+async def test_insufficient_quota_is_not_retried(sleeps: list[float]) -> None:
+    body = {"error": {"type": "insufficient_quota", "code": "insufficient_quota"}}
+    server = Server(httpx.Response(429, json=body))
+    with pytest.raises(errors.RateLimitError) as info:
+        await server.transport().request_json(make_call(), on_error)
+    assert len(server.requests) == 1
+    assert json.loads(info.value.body) == body
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+async def test_client_errors_are_not_retried(status: int, sleeps: list[float]) -> None:
+    server = Server(httpx.Response(status, content=b"no"))
+    with pytest.raises(error_class_for_status(status)):
+        await server.transport().request_json(make_call(), on_error)
+    assert len(server.requests) == 1
+    assert sleeps == []
+
+
+async def test_connect_errors_are_retried(sleeps: list[float]) -> None:
+    server = Server(httpx.ConnectError("refused"), httpx.Response(200, json=3))
+    assert await server.transport().request_json(make_call(), on_error) == 3
+    assert len(server.requests) == 2
+
+
+async def test_persistent_connect_error_becomes_connection_error(sleeps: list[float]) -> None:
+    server = Server(httpx.ConnectError("refused"))
+    with pytest.raises(errors.ConnectionError) as info:
+        await server.transport().request_json(make_call(), on_error)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    assert len(server.requests) == 3
+    assert "https://api.test/v1/chat" in str(info.value)
+
+
+async def test_read_timeout_becomes_request_timeout_and_is_not_retried() -> None:
+    server = Server(httpx.ReadTimeout("slow"))
+    with pytest.raises(errors.RequestTimeoutError) as info:
+        await server.transport().request_json(make_call(), on_error)
+    assert isinstance(info.value.__cause__, httpx.ReadTimeout)
+    assert len(server.requests) == 1
+
+
+async def test_invalid_json_on_success_is_a_stream_error() -> None:
+    server = Server(httpx.Response(200, content=b"<html>oops"))
+    with pytest.raises(errors.StreamError) as info:
+        await server.transport().request_json(make_call(), on_error)
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+async def test_query_string_is_kept_out_of_error_messages() -> None:
+    server = Server(httpx.ConnectError("refused"))
+    transport = server.transport(max_retries=0)
+    with pytest.raises(errors.ConnectionError) as info:
+        await transport.request_json(make_call(URL + "?key=secret"), on_error)
+    assert "secret" not in str(info.value)
+
+
+async def test_unserializable_body_and_bad_url_are_config_errors() -> None:
+    transport = Server(httpx.Response(200, json=1)).transport()
+    with pytest.raises(errors.ConfigError):
+        await transport.request_json(make_call(body={"x": object()}), on_error)
+    with pytest.raises(errors.ConfigError):
+        await transport.request_json(make_call("api.test/no-scheme"), on_error)
+
+
+# --- stream -------------------------------------------------------------------------------
+
+
+class Body(httpx.AsyncByteStream):
+    """A response body that yields ``chunks`` (an exception is raised in place) and records
+    whether it was closed."""
+
+    def __init__(self, *chunks: bytes | Exception) -> None:
+        self.chunks = chunks
+        self.closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            if isinstance(chunk, Exception):
+                raise chunk
+            yield chunk
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def read_all(transport: HttpTransport, call: HttpCall) -> list[bytes]:
+    async with transport.stream(call, on_error) as chunks:
+        return [chunk async for chunk in chunks]
+
+
+async def test_stream_yields_the_body_chunks_and_closes() -> None:
+    body = Body(b"data: 1\n\n", b"data: 2\n\n")
+    server = Server(httpx.Response(200, stream=body))
+    assert await read_all(server.transport(), make_call(stream=True)) == [
+        b"data: 1\n\n",
+        b"data: 2\n\n",
+    ]
+    assert body.closed
+
+
+async def test_stream_undoes_a_content_encoding() -> None:
+    packed = gzip.compress(b"data: 1\n\ndata: 2\n\n")
+    response = httpx.Response(200, headers={"content-encoding": "gzip"}, content=packed)
+    chunks = await read_all(Server(response).transport(), make_call(stream=True))
+    assert b"".join(chunks) == b"data: 1\n\ndata: 2\n\n"
+
+
+async def test_stream_retries_the_response_head(sleeps: list[float]) -> None:
+    server = Server(httpx.Response(529, content=b"overloaded"), httpx.Response(200, content=b"ok"))
+    assert await read_all(server.transport(), make_call(stream=True)) == [b"ok"]
+    assert len(server.requests) == 2
+
+
+async def test_stream_error_status_raises_before_the_body() -> None:
+    server = Server(httpx.Response(401, content=b'{"error":"bad key"}'))
+    with pytest.raises(errors.AuthenticationError) as info:
+        await read_all(server.transport(), make_call(stream=True))
+    assert info.value.body == b'{"error":"bad key"}'
+    assert len(server.requests) == 1
+
+
+async def test_stream_read_error_mid_body_is_a_stream_error() -> None:
+    server = Server(httpx.Response(200, stream=Body(b"data: 1\n\n", httpx.ReadError("reset"))))
+    received: list[bytes] = []
+
+    async def consume() -> None:
+        async with server.transport().stream(make_call(stream=True), on_error) as chunks:
+            async for chunk in chunks:
+                received.append(chunk)
+
+    with pytest.raises(errors.StreamError) as info:
+        await consume()
+    assert received == [b"data: 1\n\n"]
+    assert isinstance(info.value.__cause__, httpx.ReadError)
+
+
+async def test_stream_timeout_mid_body_is_a_request_timeout() -> None:
+    server = Server(httpx.Response(200, stream=Body(b"x", httpx.ReadTimeout("slow"))))
+    with pytest.raises(errors.RequestTimeoutError) as info:
+        await read_all(server.transport(), make_call(stream=True))
+    assert isinstance(info.value.__cause__, httpx.ReadTimeout)
+
+
+async def test_leaving_a_stream_early_closes_the_response() -> None:
+    body = Body(b"a", b"b", b"c")
+    server = Server(httpx.Response(200, stream=body))
+    async with server.transport().stream(make_call(stream=True), on_error) as chunks:
+        async for chunk in chunks:
+            assert chunk == b"a"
+            break
+    assert body.closed
+    gc.collect()  # a generator left unfinished would now warn (an error under pytest)
+
+
+async def test_consumer_error_propagates_unwrapped_and_closes_the_response() -> None:
+    body = Body(b"a", b"b")
+    server = Server(httpx.Response(200, stream=body))
+
+    async def consume() -> None:
+        async with server.transport().stream(make_call(stream=True), on_error) as chunks:
+            async for _ in chunks:
+                raise KeyError("consumer")
+
+    with pytest.raises(KeyError):
+        await consume()
+    assert body.closed
+
+
+async def test_cancelled_stream_closes_the_response() -> None:
+    body = Body(b"a", b"b")
+    server = Server(httpx.Response(200, stream=body))
+    with anyio.CancelScope() as scope:
+        async with server.transport().stream(make_call(stream=True), on_error) as chunks:
+            async for _ in chunks:
+                scope.cancel()
+                await anyio.sleep(1)
+    assert scope.cancelled_caught
+    assert body.closed
+
+
+# --- clients ------------------------------------------------------------------------------
+
+
+async def test_borrowed_client_is_used_and_never_closed() -> None:
+    server = Server(httpx.Response(200, json=1))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    async with HttpTransport(http_client=client) as transport:
+        assert await transport.request_json(make_call(), on_error) == 1
+    assert not client.is_closed
+    assert len(server.requests) == 1
+    await client.aclose()
+
+
+async def test_owned_client_is_reused_within_a_loop_and_closed_by_aclose() -> None:
+    transport = HttpTransport()
+    first = transport._client()
+    assert transport._client() is first
+    assert first.timeout == httpx.Timeout(60.0, connect=10.0)
+    await transport.aclose()
+    assert first.is_closed
+    second = transport._client()
+    assert second is not first
+    await transport.aclose()
+
+
+def test_each_event_loop_gets_its_own_client() -> None:
+    transport = HttpTransport()
+    seen: list[httpx.AsyncClient] = []
+
+    async def grab() -> None:
+        seen.append(transport._client())
+        seen.append(transport._client())
+
+    anyio.run(grab, backend="asyncio")
+    anyio.run(grab, backend="trio")
+    anyio.run(grab, backend="asyncio")
+    assert seen[0] is seen[1]
+    assert seen[2] is seen[3]
+    assert seen[4] is seen[5]
+    assert len({id(seen[0]), id(seen[2]), id(seen[4])}) == 3
+    # The clients of finished asyncio loops are dropped when a new client is made.
+    assert seen[0] not in transport._clients.values()
+
+    async def close() -> None:
+        await transport.aclose()
+
+    anyio.run(close, backend="asyncio")
+    assert len(transport._clients) == 0
+
+
+@pytest.mark.parametrize(
+    ("timeout", "expected"),
+    [
+        (30.0, httpx.Timeout(30.0, connect=10.0)),
+        (2.0, httpx.Timeout(2.0)),
+        (None, httpx.Timeout(None, connect=10.0)),
+        (httpx.Timeout(5.0, read=99.0), httpx.Timeout(5.0, read=99.0)),
+    ],
+)
+def test_timeout_normal_form(
+    timeout: float | httpx.Timeout | None, expected: httpx.Timeout
+) -> None:
+    assert HttpTransport(timeout=timeout).timeout == expected
+
+
+def test_negative_max_retries_is_a_config_error() -> None:
+    with pytest.raises(errors.ConfigError):
+        HttpTransport(max_retries=-1)
+
+
+# --- retry_delay --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "expected"),
+    [
+        (408, {}, b"", 1.5),
+        (409, {}, b"", 1.5),
+        (429, {}, b"", 1.5),
+        (500, {}, b"", 1.5),
+        (529, {}, b"", 1.5),
+        (400, {}, b"", None),
+        (404, {}, b"", None),
+        (429, {"retry-after": "2"}, b"", 2.0),
+        (429, {"retry-after-ms": "10", "retry-after": "2"}, b"", 0.01),
+        (503, {"retry-after": "3600"}, b"", 60.0),
+        (503, {"x-should-retry": "false"}, b"", None),
+        (400, {"x-should-retry": "true"}, b"", 1.5),
+        (429, {}, b'{"error":{"code":"insufficient_quota"}}', None),
+    ],
+)
+def test_retry_delay_rules(
+    status: int, headers: dict[str, str], body: bytes, expected: float | None
+) -> None:
+    assert retry_delay(status, httpx.Headers(headers), body, backoff=1.5) == expected
+
+
+# --- real sockets -------------------------------------------------------------------------
+
+
+def read_request(conn: socket.socket, buffer: bytes = b"") -> tuple[bytes, bytes] | None:
+    """Read one HTTP request (head and content-length body); return it and the rest."""
+    while b"\r\n\r\n" not in buffer:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        buffer += data
+    head, _, rest = buffer.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(rest) < length:
+        rest += conn.recv(65536)
+    return head + b"\r\n\r\n" + rest[:length], rest[length:]
+
+
+def chunked(*parts: bytes) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in parts) + b"0\r\n\r\n"
+
+
+SSE_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+
+
+class SocketServer:
+    """A threaded HTTP server on 127.0.0.1 running ``handle(conn)`` per connection."""
+
+    def __init__(self, handle: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.handle = handle
+        self.accepted = 0
+        self.stop = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat"
+        self.threads: list[threading.Thread] = []
+
+    def serve(self) -> None:
+        self.listener.settimeout(0.02)  # poll, since closing a socket does not wake accept()
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(None)
+            self.accepted += 1
+            thread = threading.Thread(target=self._run, args=(conn,), daemon=True)
+            self.threads.append(thread)
+            thread.start()
+
+    def _run(self, conn: socket.socket) -> None:
+        with conn, suppress(OSError):
+            self.handle(conn, self.stop)
+
+
+@contextmanager
+def socket_server(
+    handle: Callable[[socket.socket, threading.Event], None],
+) -> Iterator[SocketServer]:
+    server = SocketServer(handle)
+    acceptor = threading.Thread(target=server.serve, daemon=True)
+    acceptor.start()
+    try:
+        yield server
+    finally:
+        server.stop.set()
+        acceptor.join(5)
+        server.listener.close()
+        for thread in server.threads:
+            thread.join(5)
+
+
+def keep_alive_sse(conn: socket.socket, stop: threading.Event) -> None:
+    rest = b""
+    while (request := read_request(conn, rest)) is not None:
+        rest = request[1]
+        conn.sendall(SSE_HEAD + chunked(b"data: 1\n\n", b"data: [DONE]\n\n"))
+
+
+async def test_sequential_streams_reuse_one_connection() -> None:
+    with socket_server(keep_alive_sse) as server:
+        async with HttpTransport(timeout=5) as transport:
+            for _ in range(3):
+                body = await read_all(transport, make_call(server.url, stream=True))
+                assert b"".join(body) == b"data: 1\n\ndata: [DONE]\n\n"
+        assert server.accepted == 1
+
+
+def close_mid_body(conn: socket.socket, stop: threading.Event) -> None:
+    read_request(conn)
+    conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")  # one chunk, then the peer vanishes
+
+
+async def test_peer_closing_mid_body_is_a_stream_error() -> None:
+    with socket_server(close_mid_body) as server:
+        async with HttpTransport(timeout=5) as transport:
+            received: list[bytes] = []
+
+            async def consume() -> None:
+                async with transport.stream(make_call(server.url, stream=True), on_error) as it:
+                    async for chunk in it:
+                        received.append(chunk)
+
+            with pytest.raises(errors.StreamError) as info:
+                await consume()
+    assert b"".join(received) == b"data: 1\n\n"
+    assert isinstance(info.value.__cause__, httpx.HTTPError)
+
+
+def never_answer(conn: socket.socket, stop: threading.Event) -> None:
+    read_request(conn)
+    stop.wait(10)
+
+
+async def test_slow_server_is_a_request_timeout() -> None:
+    with socket_server(never_answer) as server:
+        async with HttpTransport(timeout=0.2, max_retries=2) as transport:
+            with pytest.raises(errors.RequestTimeoutError):
+                await transport.request_json(make_call(server.url), on_error)
+        assert server.accepted == 1  # a read timeout is not retried
+
+
+def stall_mid_body(conn: socket.socket, stop: threading.Event) -> None:
+    read_request(conn)
+    conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")
+    stop.wait(10)
+
+
+async def test_server_stalling_mid_stream_is_a_request_timeout() -> None:
+    with socket_server(stall_mid_body) as server:
+        async with HttpTransport(timeout=0.2) as transport:
+            with pytest.raises(errors.RequestTimeoutError):
+                await read_all(transport, make_call(server.url, stream=True))
+
+
+async def test_refused_connection_is_retried_then_a_connection_error() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    transport = HttpTransport(timeout=2, max_retries=1, retry_base_delay=0)
+    with pytest.raises(errors.ConnectionError) as info:
+        await transport.request_json(make_call(f"http://127.0.0.1:{port}/v1"), on_error)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    await transport.aclose()
+
+
+def stream_then_stall(conn: socket.socket, stop: threading.Event) -> None:
+    rest = b""
+    while (request := read_request(conn, rest)) is not None:
+        rest = request[1]
+        conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")
+        if b"stall" in request[0]:
+            stop.wait(10)
+            return
+        conn.sendall(b"0\r\n\r\n")
+
+
+async def test_leaving_a_real_stream_early_drops_its_connection_cleanly() -> None:
+    with socket_server(stream_then_stall) as server:
+        async with HttpTransport(timeout=5) as transport:
+            call = make_call(server.url, stream=True, body={"x": "stall"})
+            async with transport.stream(call, on_error) as chunks:
+                async for chunk in chunks:
+                    assert chunk == b"data: 1\n\n"
+                    break
+            gc.collect()  # a generator left unfinished would now warn (an error under pytest)
+            assert await read_all(transport, make_call(server.url, stream=True)) == [b"data: 1\n\n"]
+        assert server.accepted == 2  # the abandoned connection was not put back in the pool
+
+
+@pytest.mark.anyio
+async def test_a_plain_http_client_never_serves_an_https_url() -> None:
+    transport = HttpTransport()
+    plain = transport._client("http://127.0.0.1:8080/v1/chat/completions")
+    assert transport._client("http://127.0.0.1:8080/v1/x") is plain
+    secure = transport._client("https://api.example.com/v1/chat/completions")
+    assert secure is not plain
+    assert transport._client("https://api.example.com/v1/x") is secure
+    assert transport._tls is not None
+    await plain.aclose()
+    await transport.aclose()
