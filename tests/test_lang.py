@@ -170,3 +170,38 @@ async def test_offline_model_calls_every_tool_once_then_answers() -> None:
 async def test_offline_model_without_tools_echoes() -> None:
     result = await Lang.offline().ask("ping")
     assert result.answer == "(offline model, no API key set) You said: ping"
+
+
+def test_ctrl_c_in_ask_sync_cancels_the_running_tool() -> None:
+    import os
+    import signal
+    import threading
+
+    import anyio
+
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(60)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "never"
+
+    def press_ctrl_c() -> None:
+        started.wait(10)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c)
+    presser.start()
+    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    with pytest.raises(KeyboardInterrupt):
+        lang.ask_sync("go", functions=[wait_forever])
+    presser.join()
+    assert cancelled.wait(5)
+    lang.close()
