@@ -50,13 +50,13 @@ class Factories:
     def _http(
         cls,
         provider: Provider,
-        *,
         model: str,
         timeout: float | None,
         max_retries: int,
         http_client: httpx.AsyncClient | None,
         options: OptionsLike,
     ) -> Lang:
+        """A ``Lang`` on ``provider`` over a new transport (the arguments every factory takes)."""
         from .http import HttpTransport
         from .providers.http_model import HttpModel
 
@@ -87,14 +87,7 @@ class Factories:
             organization=organization,
             project=project,
         )
-        return cls._http(
-            provider,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=http_client,
-            options=options,
-        )
+        return cls._http(provider, model, timeout, max_retries, http_client, options)
 
     @classmethod
     def openai_compatible(
@@ -128,14 +121,7 @@ class Factories:
             base_url = base_url or preset_url
             key = _key(api_key, env_var) if env_var else api_key
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
-        return cls._http(
-            provider,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=http_client,
-            options=options,
-        )
+        return cls._http(provider, model, timeout, max_retries, http_client, options)
 
     @classmethod
     def anthropic(
@@ -158,14 +144,7 @@ class Factories:
             base_url=base_url or "https://api.anthropic.com",
             **provider_options,
         )
-        return cls._http(
-            provider,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=http_client,
-            options=options,
-        )
+        return cls._http(provider, model, timeout, max_retries, http_client, options)
 
     @classmethod
     def gemini(
@@ -194,14 +173,7 @@ class Factories:
             vertex=vertex,
             **provider_options,
         )
-        return cls._http(
-            provider,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=http_client,
-            options=options,
-        )
+        return cls._http(provider, model, timeout, max_retries, http_client, options)
 
     @classmethod
     def ollama(
@@ -224,14 +196,7 @@ class Factories:
             api_key=_key(api_key, "OLLAMA_API_KEY", required=False),
             **provider_options,
         )
-        return cls._http(
-            provider,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            http_client=http_client,
-            options=options,
-        )
+        return cls._http(provider, model, timeout, max_retries, http_client, options)
 
     @classmethod
     def scripted(cls, turns: TurnSource, *, options: OptionsLike = None) -> Lang:
