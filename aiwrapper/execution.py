@@ -102,9 +102,17 @@ class CallExecutor:
         repeats: list[bool],
         outcomes: list[ToolOutcome | None],
     ) -> None:
-        limit = anyio.CapacityLimiter(self.options.max_concurrency or max(len(batch), 1))
+        if len(batch) == 1:  # nothing to run alongside: no task group needed
+            i = batch[0]
+            outcomes[i] = await self._run_call(calls[i], repeats[i], anyio.CancelScope())
+            return
+        cap = self.options.max_concurrency
+        limit = anyio.CapacityLimiter(cap) if cap and cap < len(batch) else None
 
         async def one(i: int) -> None:
+            if limit is None:
+                outcomes[i] = await self._run_call(calls[i], repeats[i], tg.cancel_scope)
+                return
             async with limit:
                 outcomes[i] = await self._run_call(calls[i], repeats[i], tg.cancel_scope)
 
@@ -146,7 +154,7 @@ class CallExecutor:
         await self._check_approval(tool, call)
         call.status = "running"
         await self.notify()
-        value = await self._call_with_timeout(tool, call, arguments)
+        value = await self._call_with_timeout(tool, call, validated)
         call.result, call.status = value, "done"
         return ToolOutcome(serialize_result(value))
 
@@ -169,10 +177,12 @@ class CallExecutor:
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
         raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
 
-    async def _call_with_timeout(self, tool: Tool, call: FunctionCall, arguments: Any) -> Any:
+    async def _call_with_timeout(self, tool: Tool, call: FunctionCall, kwargs: Any) -> Any:
         seconds = tool.timeout if tool.timeout is not None else self.options.tool_timeout
+        if seconds is None:
+            return await self._invoke(tool, call, kwargs)
         with anyio.move_on_after(seconds) as scope:
-            return await self._invoke(tool, call, arguments)
+            return await self._invoke(tool, call, kwargs)
         if scope.cancelled_caught:
             message = f"{call.name!r} timed out after {seconds:g} s."
             if self.options.tool_errors == "raise":
@@ -180,7 +190,7 @@ class CallExecutor:
             raise _Failure(message, "TimeoutError")
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _invoke(self, tool: Tool, call: FunctionCall, arguments: Any) -> Any:
+    async def _invoke(self, tool: Tool, call: FunctionCall, kwargs: dict[str, Any]) -> Any:
         handler = self.options.function_handler
         if handler is not None:
             if inspect.iscoroutinefunction(handler):
@@ -188,7 +198,7 @@ class CallExecutor:
             value = await anyio.to_thread.run_sync(handler, call)
             return await _maybe_await(value)
         context = Context(deps=self.options.deps, call=call, result=self.result)
-        return await tool.invoke(arguments, context=context)
+        return await tool.call_validated(kwargs, context=context)
 
     def _is_repeat(self, call: FunctionCall) -> bool:
         signature = _signature(call)

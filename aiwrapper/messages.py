@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from .errors import ConfigError
 from .result import FunctionCall
 
 __all__ = [
@@ -134,7 +135,7 @@ class LangMessage:
         """Build a message from an OpenAI-shaped dict (``role``, ``content``, ``tool_calls``...)."""
         role = data.get("role")
         if role not in ("system", "developer", "user", "assistant", "tool"):
-            raise ValueError(f"message role must be system, user, assistant or tool, not {role!r}")
+            raise ConfigError(f"message role must be system, user, assistant or tool, not {role!r}")
         parts: list[Part] = []
         if data.get("thinking"):
             parts.append(ThinkingPart(str(data["thinking"])))
@@ -190,7 +191,7 @@ def _content_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-    raise ValueError(f"message content must be a string or a list of text parts, not {content!r}")
+    raise ConfigError(f"message content must be a string or a list of text parts, not {content!r}")
 
 
 def _call_from_dict(raw: Mapping[str, Any]) -> FunctionCall:
@@ -198,7 +199,12 @@ def _call_from_dict(raw: Mapping[str, Any]) -> FunctionCall:
     arguments = fn.get("arguments", {})
     if isinstance(arguments, str):
         text = arguments
-        arguments = json.loads(arguments) if arguments.strip() else {}
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError as exc:
+            raise ConfigError(
+                f"tool call {raw.get('id')!r} has arguments that are not JSON"
+            ) from exc
     else:
         text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
     return FunctionCall(

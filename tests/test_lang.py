@@ -205,3 +205,24 @@ def test_ctrl_c_in_ask_sync_cancels_the_running_tool() -> None:
     presser.join()
     assert cancelled.wait(5)
     lang.close()
+
+
+@pytest.mark.parametrize(
+    ("message", "fragment"),
+    [
+        ({"role": "robot", "content": "hi"}, "role"),
+        ({"role": "user", "content": 5}, "content"),
+        (
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": "{"}}],
+            },
+            "not JSON",
+        ),
+    ],
+)
+def test_malformed_message_dicts_are_config_errors(
+    message: dict[str, object], fragment: str
+) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        LangMessages([message])

@@ -191,11 +191,24 @@ class Tool:
             ToolArgumentsError: Arguments that do not fit the schema.
             ToolDefinitionError: A dict definition, which has no function to call.
         """
+        return await self.call_validated(self.validate(arguments), context=context)
+
+    async def call_validated(
+        self, kwargs: dict[str, Any], *, context: Context[Any] | None = None
+    ) -> Any:
+        """Call the function with keyword arguments that ``validate`` already returned.
+
+        The loop validates once (it must know the outcome before asking for approval) and
+        then calls through here, so arguments are not checked twice.
+
+        Raises:
+            ToolDefinitionError: A dict definition, which has no function to call.
+        """
         if self.func is None:
             raise ToolDefinitionError(
                 f"tool {self.name!r} has no implementation; its calls go to function_handler"
             )
-        kwargs = self.validate(arguments)
+        kwargs = dict(kwargs)
         if self._context_param is not None:
             kwargs[self._context_param] = context if context is not None else Context(deps=None)
         if _is_async(self.func):
