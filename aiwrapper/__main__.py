@@ -8,7 +8,6 @@ it runs on the offline model, which calls each tool once and sums up the results
 from __future__ import annotations
 
 import sys
-from datetime import date
 from typing import Literal
 
 from . import Lang, LangResult, tool
@@ -29,38 +28,50 @@ def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -
     return {"city": city, "temperature": temp, "unit": unit, "sky": sky}
 
 
+RATES = {"USD": 1.0, "EUR": 0.92, "JPY": 151.3}
+
+
 @tool
-def days_until(day: date) -> int:
-    """Count the days from today until a date.
+def convert_currency(amount: float, to: Literal["JPY", "EUR", "USD"], source: str = "USD") -> float:
+    """Convert an amount of money between currencies.
 
     Args:
-        day: The date, as YYYY-MM-DD.
+        amount: How much money.
+        to: The currency to convert to.
+        source: The currency the amount is in, e.g. "USD".
     """
-    return (day - date.today()).days
+    return round(amount / RATES.get(source.upper(), 1.0) * RATES[to], 2)
 
 
 class Printer:
     """Prints the answer as it streams, and each call when it starts and when it ends."""
 
     def __init__(self) -> None:
-        self.printed = 0
-        self.seen: dict[str, str] = {}
+        self.printed = 0  # characters of the current turn's answer already shown
+        self.line_open = False  # the cursor is not at the start of a line
+        self.stage: dict[str, int] = {}
 
     def __call__(self, result: LangResult) -> None:
         for call in result.function_calls:
-            if (
-                call.status in ("running", "done", "error", "denied")
-                and self.seen.get(call.id) != call.status
-            ):
-                self.seen[call.id] = call.status
-                if call.status == "running":
-                    print(f"\n→ {call.name}({call.arguments})", flush=True)
-                else:
-                    print(f"← {call.name}: {call.error or call.result}", flush=True)
-        if len(result.answer) < self.printed:
+            stage = self.stage.get(call.id, 0)  # 0: nothing shown, 1: start shown, 2: end shown
+            ended = call.status in ("done", "error", "denied", "skipped")
+            if stage == 0 and (ended or call.status == "running"):
+                self._line(f"→ {call.name}({call.arguments})")
+                stage = 1
+            if stage == 1 and ended:
+                self._line(f"← {call.name}: {call.error or call.result}")
+                stage = 2
+            self.stage[call.id] = stage
+        if len(result.answer) < self.printed:  # a new turn started
             self.printed = 0
-        print(result.answer[self.printed :], end="", flush=True)
-        self.printed = len(result.answer)
+        fresh = result.answer[self.printed :]
+        if fresh:
+            print(fresh, end="", flush=True)
+            self.printed, self.line_open = len(result.answer), not fresh.endswith("\n")
+
+    def _line(self, text: str) -> None:
+        print(("\n" if self.line_open else "") + text, flush=True)
+        self.line_open = False
 
 
 def main() -> int:
@@ -68,9 +79,9 @@ def main() -> int:
     lang = Lang.from_env()
     if lang.provider == "offline":
         print("No API key found: running on the offline model (set OPENAI_API_KEY to go live).")
-    prompt = "What's the weather in Tokyo and Paris, and how many days until 2030-01-01?"
+    prompt = "What's the weather in Tokyo, and how much is 100 dollars in yen?"
     print(f"> {prompt}")
-    result = lang.ask_sync(prompt, functions=[get_weather, days_until], on_result=Printer())
+    result = lang.ask_sync(prompt, functions=[get_weather, convert_currency], on_result=Printer())
     print(
         f"\n\n[{result.iterations} requests, {len(result.function_calls)} tool calls, "
         f"{result.usage.total_tokens} tokens]"

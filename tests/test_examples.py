@@ -52,5 +52,5 @@ def test_the_demo_runs_offline() -> None:
     assert done.returncode == 0, done.stderr
     assert "running on the offline model" in done.stdout
     assert "→ get_weather(" in done.stdout
-    assert "← days_until:" in done.stdout
+    assert "← convert_currency:" in done.stdout
     assert "[2 requests, 2 tool calls" in done.stdout

@@ -26,6 +26,7 @@ _FORMATS = {
     "email": "user@example.com",
     "uri": "https://example.com",
 }
+_EXAMPLE_IN_TEXT = re.compile(r"""(?:e\.g\.|for example|such as),?\s*["'`]([^"'`]+)["'`]""")
 _STRING_CANDIDATES = ("example", "1", "a", "A", "abc", "x1", "0", "1.5", "user@example.com")
 
 
@@ -98,6 +99,9 @@ def _string(schema: dict[str, Any], variant: int) -> str:
     low, high = schema.get("minLength", 0), schema.get("maxLength")
     pattern = schema.get("pattern")
     candidates = [f"{c}{variant}" if variant else c for c in _STRING_CANDIDATES]
+    described = _described_example(schema.get("description"))
+    if described and not variant:
+        candidates.insert(0, described)
     for text in candidates:
         text = text.ljust(low, "x")
         if high is not None:
@@ -105,6 +109,14 @@ def _string(schema: dict[str, Any], variant: int) -> str:
         if len(text) >= low and (pattern is None or re.search(pattern, text)):
             return text
     return "x" * int(low)
+
+
+def _described_example(description: Any) -> str | None:
+    """The quoted example a description gives, as in ``City name, e.g. "Tokyo".``"""
+    if not isinstance(description, str):
+        return None
+    found = _EXAMPLE_IN_TEXT.search(description)
+    return found.group(1) if found else None
 
 
 def _number(schema: dict[str, Any], variant: int, *, integer: bool) -> float | int:

@@ -83,3 +83,17 @@ def test_sample_values_are_concrete() -> None:
 def test_canonical_schemas_pass_the_metaschema() -> None:
     for made in TOOLS:
         jsonschema.Draft202012Validator.check_schema(made.parameters)
+
+
+def test_a_quoted_example_in_the_description_is_preferred() -> None:
+    @tool
+    def where(city: str, note: str = "") -> str:
+        """Where.
+
+        Args:
+            city: City name, e.g. "Tokyo".
+            note: A note, for example 'urgent'.
+        """
+        return city
+
+    assert sample_arguments(where) == {"city": "Tokyo", "note": "urgent"}
