@@ -37,6 +37,7 @@ class Run:
         self, model: Model, options: LangOptions, tools: Sequence[Tool], result: LangResult
     ) -> None:
         _check_config(tools, options)
+        _check_answered(result.messages)
         self.model = model
         self.options = options
         self.tools = tools
@@ -148,6 +149,20 @@ def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:
                 f"functions {bare} are definitions without an implementation: pass a "
                 "function_handler to run their calls (or auto_execute=False)"
             )
+
+
+def _check_answered(messages: LangMessages) -> None:
+    """Every call of the last assistant turn needs its result before the model is asked again."""
+    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+    if last < 0:
+        return
+    answered = {m.tool_call_id for m in messages[last + 1 :] if m.role == "tool"}
+    missing = [c.id for c in messages[last].tool_calls if c.id not in answered]
+    if missing:
+        raise ConfigError(
+            f"the last assistant turn made calls {missing} that have no result; add them with "
+            "messages.add_tool_result(call, value) before chat()"
+        )
 
 
 def _add_system_prompt(messages: LangMessages, system_prompt: str | None) -> None:

@@ -516,3 +516,11 @@ async def test_a_handler_sees_coerced_arguments_of_dict_definitions() -> None:
         "go", functions=[definition], function_handler=lambda c: seen.append(c.arguments)
     )
     assert seen == [{"times": 3}]
+
+
+async def test_chat_with_unanswered_calls_is_a_config_error_before_any_request() -> None:
+    lang = Lang.scripted([calls(("add", {"a": 2, "b": 2})), "four"])
+    result = await lang.ask("go", functions=[add], auto_execute=False)
+    with pytest.raises(ConfigError, match=r"\['c0'\] that have no result"):
+        await lang.chat(result.messages.add_user("well?"), functions=[add])
+    assert len(lang.requests) == 1
