@@ -4,6 +4,9 @@ A decoder (``providers/<name>.py``) emits these small tagged records; one assemb
 (``assembler.py``) folds them into the assistant message, the same way for every provider and
 for streamed and whole responses alike. Events carry no I/O and no provider-specific JSON keys,
 except inside the opaque ``ProviderState`` payloads, which only the provider that made them reads.
+
+Events are built for every token, so they are plain slotted dataclasses: a frozen one costs
+about three times as much to construct. Nothing mutates an event once it is made.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ __all__ = [
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "error", "pause"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """A piece of answer text. ``new_part`` starts a new text part instead of appending."""
 
@@ -38,7 +41,7 @@ class TextDelta:
     new_part: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ThinkingDelta:
     """A piece of visible reasoning. ``new_part`` starts a new thinking part."""
 
@@ -46,7 +49,7 @@ class ThinkingDelta:
     new_part: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PartStateEvent:
     """Opaque provider state (a signature, say) for a part of the turn.
 
@@ -60,7 +63,7 @@ class PartStateEvent:
     merge: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OpaquePartEvent:
     """A whole part the SDK does not interpret (redacted thinking, server-tool blocks).
 
@@ -72,7 +75,7 @@ class OpaquePartEvent:
     kind: Literal["thinking", "raw"] = "raw"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallStart:
     """The model starts a call. ``index`` keys later deltas; ``id`` is None when not given."""
 
@@ -81,7 +84,7 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     """A fragment of a call's JSON arguments, to be concatenated in order."""
 
@@ -89,7 +92,7 @@ class ToolCallDelta:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallEnd:
     """A call is complete. ``arguments`` is given when the wire carried them as an object."""
 
@@ -97,7 +100,7 @@ class ToolCallEnd:
     arguments: dict[str, JSONValue] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UsageEvent:
     """Token counts of this request so far; a later event replaces an earlier one."""
 
@@ -109,7 +112,7 @@ class UsageEvent:
     raw: dict[str, JSONValue] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FinishEvent:
     """The turn ended. ``raw`` is the provider's own reason, kept for the user."""
 

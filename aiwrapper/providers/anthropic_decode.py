@@ -32,6 +32,9 @@ from ..messages import ProviderState
 __all__ = ["NAME", "AnthropicStreamDecoder"]
 
 NAME = "anthropic"
+_loads = json.loads
+# What a malformed event raises inside a handler; reported as ``StreamError``.
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 
 # --- responses ------------------------------------------------------------------------------
 
@@ -108,7 +111,7 @@ class AnthropicStreamDecoder:
         if self._done or event == "ping":
             return []
         try:
-            payload = json.loads(data)
+            payload = _loads(data)
         except ValueError as exc:
             raise errors.StreamError(
                 f"anthropic sent an event that is not JSON: {data[:200]!r}"
@@ -117,7 +120,13 @@ class AnthropicStreamDecoder:
             raise errors.StreamError(
                 f"anthropic sent an event that is not an object: {data[:200]!r}"
             )
-        return self.feed_object(payload.get("type") or event, payload)
+        kind = payload.get("type") or event
+        if kind != "content_block_delta":
+            return self.feed_object(kind, payload)
+        try:  # nearly every event is a delta: straight to its handler, past the table
+            return self._block_delta(payload)
+        except _MALFORMED as exc:
+            raise errors.StreamError(f"malformed anthropic {kind} event: {exc!r}") from exc
 
     def feed_object(self, kind: str | None, payload: dict[str, Any]) -> list[Event]:
         """Decode one already parsed event; malformed events become ``StreamError``."""
@@ -126,7 +135,7 @@ class AnthropicStreamDecoder:
             return []  # ping and event types newer than this SDK (forward compatibility)
         try:
             return handler(payload)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except _MALFORMED as exc:
             raise errors.StreamError(f"malformed anthropic {kind} event: {exc!r}") from exc
 
     def close(self) -> list[Event]:
@@ -188,12 +197,14 @@ class AnthropicStreamDecoder:
     def _block_delta(self, payload: dict[str, Any]) -> list[Event]:
         index, delta = int(payload["index"]), payload["delta"]
         block, kind = self._blocks[index], delta["type"]
+        if kind == "text_delta" and block.opened:  # the common event: more of an open part
+            return [TextDelta(delta["text"])]
         if block.kind == "opaque":
             _accumulate(block, delta)
             return []
         if kind == "text_delta":
-            first, block.opened = not block.opened, True
-            return [TextDelta(delta["text"], new_part=first)]
+            block.opened = True
+            return [TextDelta(delta["text"], new_part=True)]
         if kind == "thinking_delta":
             return [ThinkingDelta(delta["thinking"])]
         if kind == "signature_delta":  # sent once, just before the block stops: assign

@@ -34,6 +34,8 @@ from .gemini_errors import error_in_stream
 
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
 
+_loads = json.loads
+_EMPTY: dict[str, Any] = {}  # read-only stand-in for a missing object
 _CONTENT_FILTER = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"})
 # Keys a text or thought part may carry besides ``text``; anything else is another data field.
 _TEXT_METADATA = frozenset({"text", "thought", "thoughtSignature"})
@@ -91,11 +93,12 @@ class GeminiStreamDecoder:
     def __init__(self) -> None:
         self._calls = 0
         self._finish: str | None = None
+        self._usage: tuple[Any, UsageEvent] | None = None  # the last usageMetadata, decoded
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE event's data (Gemini sends no ``event:`` names)."""
         try:
-            payload = json.loads(data)
+            payload = _loads(data)
         except ValueError as exc:
             raise StreamError(f"Gemini sent a chunk that is not JSON: {data[:200]!r}") from exc
         return self.feed_json(payload)
@@ -114,30 +117,48 @@ class GeminiStreamDecoder:
         return [FinishEvent(finish_reason(self._finish, self._calls > 0), raw=self._finish)]
 
     def _decode(self, payload: Any) -> list[Event]:
-        if isinstance(payload, list):  # a non-SSE answer is an array of chunks
-            return [event for item in payload for event in self._decode(item)]
-        if not isinstance(payload, Mapping):
+        # Parsed JSON objects are plain dicts: a type test, not an ABC ``Mapping`` check.
+        if not isinstance(payload, dict):
+            if isinstance(payload, list):  # a non-SSE answer is an array of chunks
+                return [event for item in payload for event in self._decode(item)]
             raise StreamError(f"Gemini sent a chunk that is not a JSON object: {payload!r}")
         if "error" in payload:
             raise error_in_stream(payload)
-        events: list[Event] = []
-        candidates = payload.get("candidates") or []
+        candidates = payload.get("candidates")
         if candidates:
-            events += self._candidate(candidates[0])
+            events = self._candidate(candidates[0])
         else:
+            events = []
             _raise_if_blocked(payload)
         usage = payload.get("usageMetadata")
         if usage:
-            events.append(usage_event(usage))
+            events.append(self._usage_event(usage))
         return events
 
     def _candidate(self, candidate: Mapping[str, Any]) -> list[Event]:
         # §3.4: a candidate may have no content/parts (a safety stop, say).
-        content = candidate.get("content") or {}
-        events = [event for part in content.get("parts") or [] for event in self._part(part)]
+        content = candidate.get("content") or _EMPTY
+        events: list[Event] = []
+        for part in content.get("parts") or ():
+            text = part.get("text")
+            if text.__class__ is str and len(part) == 1:
+                # The common part, plain answer text: no signature, thought or data to check.
+                if text:
+                    events.append(TextDelta(text))
+            else:
+                events += self._part(part)
         if candidate.get("finishReason"):
             self._finish = str(candidate["finishReason"])
         return events
+
+    def _usage_event(self, usage: Any) -> UsageEvent:
+        # Gemini repeats usageMetadata in every chunk, mostly unchanged. An equal one reuses
+        # the event already built (it is frozen, so sharing it is safe): same events, and no
+        # dict copy and int conversions per chunk.
+        last = self._usage
+        if last is None or usage != last[0]:
+            last = self._usage = (usage, usage_event(usage))
+        return last[1]
 
     def _part(self, part: Mapping[str, Any]) -> list[Event]:
         signature = part.get("thoughtSignature")

@@ -46,6 +46,7 @@ __all__ = ["DEFAULT_BASE_URL", "OllamaDecoder", "OllamaProvider", "default_base_
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 _NAME = "ollama"
+_loads = json.loads  # a module global: one lookup per line on the hot path, not two
 
 
 def default_base_url(env: Mapping[str, str]) -> str:
@@ -337,11 +338,13 @@ class OllamaDecoder:
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one NDJSON line (``event`` is unused: NDJSON has no event names)."""
-        if self._done or not data.strip():
+        if self._done:
             return []  # nothing follows ``done`` on this wire; ignore stray lines
         try:
-            line = json.loads(data)
+            line = _loads(data)
         except ValueError as exc:
+            if not data.strip():  # checked only here: framing already drops blank lines
+                return []
             raise errors.StreamError(
                 f"Ollama sent a line that is not JSON: {data[:200]!r}"
             ) from exc
@@ -353,8 +356,13 @@ class OllamaDecoder:
             raise errors.StreamError(f"Ollama sent a line that is not an object: {line!r}")
         if "error" in line:  # an error after the 200 status (protocols.md 4.4)
             raise _stream_error(line)
+        message = line.get("message")
+        if message.__class__ is dict and not line.get("done"):
+            plain = self._plain_content(message)
+            if plain is not None:
+                return plain
         try:
-            events = self._message(line.get("message") or {})
+            events = self._message(message or {})
             if line.get("done"):
                 events += self._finish(line)
         except (KeyError, TypeError, AttributeError) as exc:
@@ -366,6 +374,20 @@ class OllamaDecoder:
         if not self._done:
             raise errors.StreamError("the Ollama stream ended before its final 'done' line")
         return []
+
+    def _plain_content(self, message: dict[str, Any]) -> list[Event] | None:
+        """The events of a line that is one plain piece of content, else None.
+
+        Almost every line is one token of text: no thinking field, no calls, no ``<`` that
+        could open or close a ``<think>`` tag. Those skip the splitter's segment lists.
+        """
+        content = message.get("content")
+        if content.__class__ is not str or message.get("thinking") or message.get("tool_calls"):
+            return None
+        if not content:
+            return []
+        think = self._think
+        return self._segment(think.thinking, content) if think.is_plain(content) else None
 
     def _message(self, message: Mapping[str, Any]) -> list[Event]:
         events: list[Event] = []

@@ -36,6 +36,8 @@ class ThinkSplitter:
 
     def push(self, chunk: str) -> list[tuple[bool, str]]:
         """Split one chunk of content into ``(is_thinking, text)`` segments ready to emit."""
+        if self.is_plain(chunk):  # most chunks: no tag, nothing held back
+            return [(self.thinking, chunk)] if chunk else []
         out: list[tuple[bool, str]] = []
         self.pending += chunk
         while (at := self.pending.find(self._tag())) >= 0:
@@ -46,6 +48,15 @@ class ThinkSplitter:
         self._emit(out, self.pending[: len(self.pending) - keep])
         self.pending = self.pending[len(self.pending) - keep :]
         return out
+
+    def is_plain(self, chunk: str) -> bool:
+        """Whether ``chunk`` passes through whole, as one segment in the current mode.
+
+        True when nothing is held back, no whitespace is due to be dropped and the chunk has
+        no ``<``: then it can neither hold a tag nor begin one (both tags start with ``<``).
+        This is the common case, so callers skip ``push``'s scanning and list building.
+        """
+        return not self.pending and not self.trim and "<" not in chunk
 
     def flush(self) -> list[tuple[bool, str]]:
         """The content ended: release what was held back (an unclosed tag stays thinking)."""
@@ -67,10 +78,10 @@ class ThinkSplitter:
 
 def _partial_suffix(text: str, tag: str) -> int:
     """The length of the longest end of ``text`` that could begin ``tag``."""
-    for size in range(min(len(text), len(tag) - 1), 0, -1):
-        if text.endswith(tag[:size]):
-            return size
-    return 0
+    # Both tags hold a single "<", their first character, so only an end that starts at the
+    # last "<" (within a tag's length of the end) can match: one search, not a loop.
+    at = text.rfind("<", max(len(text) - len(tag) + 1, 0))
+    return len(text) - at if at >= 0 and tag.startswith(text[at:]) else 0
 
 
 _CALL_MARKERS = ("{", "[", "```", "<tool_call>")

@@ -350,9 +350,15 @@ class OpenAIStreamDecoder:
         out: list[Event] = []
         delta = choice.get("delta")
         if delta:
+            # Nearly every delta has one key, a piece of text or of one call's arguments:
+            # those skip the checks ``_delta`` makes for the rarer keys.
             content = delta.get("content")
-            if content and len(delta) == 1 and content.__class__ is str:
+            if len(delta) > 1:
+                self._delta(delta, out)
+            elif content and content.__class__ is str:
                 out.append(TextDelta(content))
+            elif delta.get("tool_calls"):
+                self._tool_deltas(delta["tool_calls"], out)
             else:
                 self._delta(delta, out)
         if choice.get("finish_reason"):

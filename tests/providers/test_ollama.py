@@ -199,6 +199,19 @@ def test_think_tags_are_found_wherever_a_chunk_boundary_falls() -> None:
         assert (cut, thinking, answer) == (cut, "Plan: greet.", "Hello <b>you</b>")
 
 
+def test_a_less_than_sign_is_held_only_until_it_cannot_start_a_tag() -> None:
+    # One character per line: plain characters take the fast path, a "<" waits for the next.
+    events = decode_bytes(ndjson(*"a<b<think>\n x<y</think>\n\n< z"))
+    assert events[:-2] == [
+        TextDelta("a"),
+        TextDelta("<b"),
+        ThinkingDelta("x"),
+        ThinkingDelta("<y"),
+        TextDelta("< "),
+        TextDelta("z"),
+    ]
+
+
 def test_an_unclosed_think_tag_is_flushed_as_thinking_at_done() -> None:
     events = decode_bytes(ndjson("<think>still going</th"))
     assert events[:3] == [ThinkingDelta("still going"), ThinkingDelta("</th"), UsageEvent()]
