@@ -79,7 +79,21 @@ class Assembler:
         """Fold one event into the message."""
         self._handlers[type(event)](event)
 
+    def add_all(self, events: list[Event]) -> None:
+        """Fold a batch of events (the streaming path: one call per received chunk)."""
+        handlers = self._handlers
+        for event in events:
+            handlers[type(event)](event)
+
     def _text(self, event: TextDelta) -> None:
+        part = self._open
+        # The common case, more text for the open text part, in as few steps as possible.
+        if type(part) is TextPart and not event.new_part and part.state is None:
+            if self.live:
+                part.text += event.text
+            else:
+                self._chunks.append(event.text)
+            return
         self._add_text(TextPart, event.text, event.new_part)
 
     def _thinking(self, event: ThinkingDelta) -> None:

@@ -102,7 +102,8 @@ class HttpTransport:
         except httpx.HTTPError as exc:
             raise _body_error(exc, _where(call)) from exc
         finally:
-            await _close(response)
+            if not response.is_closed:  # a body read to its end has closed itself
+                await _close(response)
         try:
             return json.loads(body)
         except ValueError as exc:

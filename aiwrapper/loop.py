@@ -93,8 +93,7 @@ class Run:
 
         async def sink(events: list[Event]) -> None:
             if not assembler.live:  # nobody watches: fold the batch, nothing else per event
-                for event in events:
-                    assembler.add(event)
+                assembler.add_all(events)
                 return
             for event in events:
                 assembler.add(event)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ DEFAULTS = LangOptions(
 
 OptionsLike = Union[LangOptions, Mapping[str, Any], None]
 _NAMES = tuple(f.name for f in fields(LangOptions))
+_DEFAULT_VALUES = {name: getattr(DEFAULTS, name) for name in _NAMES}
 
 
 def _check_keys(keys: Iterable[str]) -> None:
@@ -102,27 +103,27 @@ def _check_keys(keys: Iterable[str]) -> None:
             raise TypeError(f"unknown option {key!r}{hint}")
 
 
-def _as_options(layer: OptionsLike) -> LangOptions:
+def _set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
+    """The (name, value) pairs a layer sets; ``None`` means "not set here"."""
     if layer is None:
-        return LangOptions()
+        return ()
     if isinstance(layer, LangOptions):
-        return layer
+        return ((name, getattr(layer, name)) for name in _NAMES)
     if isinstance(layer, Mapping):
         _check_keys(layer)
-        return LangOptions(**layer)
+        return layer.items()
     raise TypeError(f"options must be a LangOptions or a dict, not {type(layer).__name__}")
 
 
 def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
     """Merge option layers left to right (later wins, ``None`` never overrides) over DEFAULTS."""
     _check_keys(overrides)
-    merged = {f: getattr(DEFAULTS, f) for f in _NAMES}
-    for layer in (*map(_as_options, layers), LangOptions(**overrides)):
-        for name in _NAMES:
-            value = getattr(layer, name)
+    merged = dict(_DEFAULT_VALUES)
+    for layer in (*layers, overrides):
+        for name, value in _set_fields(layer):
             if value is not None:
                 merged[name] = value
-    return _validated(replace(DEFAULTS, **merged))
+    return _validated(LangOptions(**merged))
 
 
 def _validated(options: LangOptions) -> LangOptions:
