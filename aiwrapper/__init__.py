@@ -63,5 +63,16 @@ __all__ = [
     "ToolArgumentsError",
     "ToolDefinitionError",
     "Usage",
+    "VertexConfig",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Provider modules load lazily, so ``import aiwrapper`` stays fast; their public
+    # configuration types are still reachable from the top.
+    if name == "VertexConfig":
+        from .providers.gemini import VertexConfig
+
+        return VertexConfig
+    raise AttributeError(f"module 'aiwrapper' has no attribute {name!r}")
