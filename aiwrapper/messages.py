@@ -261,8 +261,38 @@ class LangMessages(list[LangMessage]):
         """The conversation as OpenAI-shaped dicts."""
         return [m.to_dict() for m in self]
 
+    def with_thinking_as_text(self) -> LangMessages:
+        """A copy in which the model's visible reasoning is plain text, for another provider.
+
+        Providers drop reasoning they did not produce (its signatures mean nothing to them).
+        Before moving a conversation, this keeps that reasoning readable instead: each
+        thinking part becomes a text part ``<thinking>...</thinking>``, opaque reasoning
+        (redacted, encrypted) is left out, and no provider state survives on the copy.
+        """
+        return LangMessages(_portable(m) for m in self)
+
     def __repr__(self) -> str:
         return f"LangMessages({list.__repr__(self)})"
+
+
+def _portable(message: LangMessage) -> LangMessage:
+    parts: list[Part] = []
+    for part in message.parts:
+        if isinstance(part, ThinkingPart):
+            if part.text:
+                parts.append(TextPart(f"<thinking>{part.text}</thinking>"))
+        elif isinstance(part, TextPart):
+            parts.append(TextPart(part.text))
+        elif isinstance(part, ToolCallPart):
+            parts.append(ToolCallPart(part.call))
+    return LangMessage(
+        message.role,
+        parts,
+        tool_call_id=message.tool_call_id,
+        name=message.name,
+        is_error=message.is_error,
+        error_type=message.error_type,
+    )
 
 
 def _to_message(message: MessageLike) -> LangMessage:
