@@ -56,6 +56,7 @@ class Assembler:
     raw_finish_reason: str | None = None
     calls: dict[int, ToolCallPart] = field(default_factory=dict)
     started: list[FunctionCall] = field(default_factory=list)
+    truncated: bool = False  # the output hit the token limit: the last call may be cut off
     _fragments: dict[int, list[str]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
@@ -117,6 +118,7 @@ class Assembler:
     def finish(self) -> LangMessage:
         """End every open call and settle the finish reason; returns the message."""
         self._close_text()
+        self.truncated = self.finish_reason == "length"
         for index in list(self._fragments):
             self._end_call(index, None)
         if self.tool_calls:

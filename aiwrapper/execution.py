@@ -24,6 +24,10 @@ from .tools import Context, Tool, serialize_result
 
 __all__ = ["CallExecutor", "ToolOutcome"]
 
+_TRUNCATED_NOTE = (
+    "Your output reached the token limit while writing this call, so its arguments were"
+    " cut off; make the call again with shorter arguments."
+)
 REPEAT_LIMIT = 3  # identical calls in a row before the model is told it already has the result
 
 
@@ -65,9 +69,17 @@ class CallExecutor:
         self.ask_approval = _approval_scope(tools, options)
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
+        self.truncated = False
 
-    async def run_turn(self, calls: Sequence[FunctionCall]) -> list[LangMessage]:
-        """Run ``calls`` and return their result messages in call order."""
+    async def run_turn(
+        self, calls: Sequence[FunctionCall], *, truncated: bool = False
+    ) -> list[LangMessage]:
+        """Run ``calls`` and return their result messages in call order.
+
+        ``truncated`` says the turn hit the output token limit, so arguments that do not
+        parse were most likely cut off; their error says so.
+        """
+        self.truncated = truncated
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
         repeats = [self._is_repeat(c) for c in calls]
         for batch in self._batches(calls):
@@ -148,7 +160,8 @@ class CallExecutor:
         except ToolArgumentsError as exc:
             if self.options.tool_errors == "raise":
                 raise
-            raise _Failure(str(exc), "ToolArgumentsError") from exc
+            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
+            raise _Failure(message, "ToolArgumentsError") from exc
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
         await self._check_approval(tool, call)

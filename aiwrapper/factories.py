@@ -80,10 +80,16 @@ class Factories:
         """OpenAI Chat Completions (key from ``OPENAI_API_KEY``)."""
         from .providers import openai
 
+        base_url = base_url or openai.DEFAULT_BASE_URL
+        # A known hosted service behind base_url keeps its quirks; anything else (a proxy,
+        # Azure) is treated as OpenAI itself, which is what this factory promises.
+        profile = openai.profile_for_base_url(base_url)
+        if profile is openai.COMPATIBLE_PROFILE:
+            profile = openai.OPENAI_PROFILE
         provider = openai.OpenAIProvider(
             api_key=_key(api_key, "OPENAI_API_KEY"),
-            base_url=base_url or openai.DEFAULT_BASE_URL,
-            profile=openai.OPENAI_PROFILE,
+            base_url=base_url,
+            profile=profile,
             organization=organization,
             project=project,
         )
@@ -115,10 +121,8 @@ class Factories:
                 raise ConfigError("openai_compatible needs base_url=... or preset=...")
             profile, key = openai.profile_for_base_url(base_url), api_key
         else:
-            if preset not in openai.PRESETS:
-                raise ConfigError(f"unknown preset {preset!r}; known: {sorted(openai.PRESETS)}")
-            preset_url, env_var, profile = openai.PRESETS[preset]
-            base_url = base_url or preset_url
+            preset_url, env_var, profile = openai.get_preset(preset)
+            base_url = base_url or _preset_url(preset, preset_url)
             key = _key(api_key, env_var) if env_var else api_key
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
         return cls._http(provider, model, timeout, max_retries, http_client, options)
@@ -232,6 +236,15 @@ class Factories:
             )
         factory = getattr(cls, chosen)
         return factory(env.get("AIWRAPPER_MODEL") or DEFAULT_MODELS[chosen], options=options)  # type: ignore[no-any-return]
+
+
+def _preset_url(preset: str, default: str) -> str:
+    """The preset's base URL; the Ollama preset follows ``OLLAMA_HOST`` like ``Lang.ollama``."""
+    if preset.lower() != "ollama":
+        return default
+    from .providers.ollama import default_base_url
+
+    return default_base_url(os.environ).rstrip("/") + "/v1"
 
 
 _ENV_KEYS = (

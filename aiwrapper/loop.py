@@ -68,17 +68,18 @@ class Run:
                     f"(max_iterations={options.max_iterations})",
                     self.result,
                 )
-            message = await self._request(options)
-            calls = message.tool_calls
+            turn = await self._request(options)
+            calls = turn.tool_calls
             if not calls or not options.auto_execute:
                 await self._finish(calls)
                 return
-            self.result.messages.extend(await self.executor.run_turn(calls))
+            results = await self.executor.run_turn(calls, truncated=turn.truncated)
+            self.result.messages.extend(results)
             await self._notify()
             # A forced choice applies to one round; keeping it would force calls forever.
             options = replace(options, function_call=None)
 
-    async def _request(self, options: LangOptions) -> LangMessage:
+    async def _request(self, options: LangOptions) -> Assembler:
         result = self.result
         result.answer, result.thinking = "", ""
         assembler = Assembler(self.model.name, live=options.on_result is not None)
@@ -108,7 +109,7 @@ class Run:
         result.iterations += 1
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
-        return message
+        return assembler
 
     def _publish(self, assembler: Assembler) -> None:
         """Show the turn so far on the result: its text, thinking and any new calls."""

@@ -226,3 +226,16 @@ def test_malformed_message_dicts_are_config_errors(
 ) -> None:
     with pytest.raises(ConfigError, match=fragment):
         LangMessages([message])
+
+
+def test_openai_factory_keeps_the_openai_profile_for_unknown_hosts() -> None:
+    assert Lang.openai(api_key="k", base_url="https://proxy.example/v1").provider == "openai"
+    assert Lang.openai(api_key="k", base_url="https://api.deepseek.com").provider == "deepseek"
+
+
+def test_presets_are_case_insensitive_and_ollama_follows_ollama_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", "gpu-box:9999")
+    lang = Lang.openai_compatible(preset="Ollama", model="qwen3")
+    assert lang.model.provider.url == "http://gpu-box:9999/v1/chat/completions"  # type: ignore[attr-defined]

@@ -524,3 +524,34 @@ async def test_chat_with_unanswered_calls_is_a_config_error_before_any_request()
     with pytest.raises(ConfigError, match=r"\['c0'\] that have no result"):
         await lang.chat(result.messages.add_user("well?"), functions=[add])
     assert len(lang.requests) == 1
+
+
+async def test_arguments_cut_off_at_the_token_limit_are_explained_to_the_model() -> None:
+    from aiwrapper.events import FinishEvent, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+
+    turns = [
+        [
+            ToolCallStart(0, "c0", "add"),
+            ToolCallDelta(0, '{"a": 1, "b'),
+            ToolCallEnd(0),
+            FinishEvent("length"),
+        ],
+        [TextDelta("ok"), FinishEvent("stop")],
+    ]
+
+    class CutOff:
+        name, model = "cutoff", "m"
+
+        async def send(self, request: Any, sink: Any) -> None:
+            await sink(turns.pop(0))
+
+        async def aclose(self) -> None:
+            pass
+
+    result = await Lang(CutOff()).ask("go", functions=[add])
+    content = tool_messages(result)[0][1]
+    assert content.startswith("Invalid arguments for 'add': /: arguments are not valid JSON")
+    assert content.endswith(
+        "send a JSON object. Your output reached the token limit while writing this call, so"
+        " its arguments were cut off; make the call again with shorter arguments."
+    )

@@ -125,6 +125,7 @@ _STATUS_CLASSES: dict[int, type[errors.ProviderError]] = {
     401: errors.AuthenticationError,
     403: errors.PermissionDeniedError,
     404: errors.NotFoundError,
+    408: errors.ServerError,  # the server gave up waiting: transient, and retried
     429: errors.RateLimitError,
     503: errors.OverloadedError,
     529: errors.OverloadedError,

@@ -116,21 +116,29 @@ class OllamaProvider:
         self.api_key = api_key
         self.keep_alive = keep_alive
         self.tool_calls_in_content = tool_calls_in_content
+        # Thinking goes back on assistant turns: Ollama's tool-calling guide asks for the
+        # turn's thinking, content and calls together, and the model's template decides what
+        # to render (Qwen templates keep it within a tool loop; confirmed by ollama/ollama
+        # #18281). ollama.com itself reportedly answers 400 to history messages carrying
+        # ``thinking`` (can1357/oh-my-pi#1000; unconfirmed by Ollama's docs), so not there.
+        self._replay_thinking = urlsplit(self.base_url).hostname != "ollama.com"
 
     def encode(self, request: ProviderRequest) -> HttpCall:
         """The ``/api/chat`` request for one round.
 
         Raises:
             ConfigError: ``function_call`` forces a call, or ``parallel_tool_calls=False``,
-                with tools given: Ollama's native API has neither switch.
+                with tools given: Ollama's native API has neither switch. Or thinking is
+                turned off for GPT-OSS, which always reasons.
         """
         options = request.options
-        body: dict[str, Any] = {"model": request.model, "messages": _encode_messages(request)}
+        messages = _encode_messages(request, thinking=self._replay_thinking)
+        body: dict[str, Any] = {"model": request.model, "messages": messages}
         tools = _encode_tools(request)
         if tools:
             body["tools"] = tools
         body["stream"] = request.stream  # explicit: Ollama streams when the key is missing
-        think = _encode_think(options.thinking)
+        think = _encode_think(options.thinking, request.model)
         if think is not None:
             body["think"] = think
         generation = _encode_generation(options)
@@ -168,13 +176,13 @@ class OllamaProvider:
 # --- request encoding -----------------------------------------------------------------------
 
 
-def _encode_messages(request: ProviderRequest) -> list[dict[str, Any]]:
+def _encode_messages(request: ProviderRequest, *, thinking: bool) -> list[dict[str, Any]]:
     """The conversation as Ollama messages (tool results name their call's tool)."""
     calls = {c.id: c for m in request.messages for c in m.tool_calls}
     out: list[dict[str, Any]] = []
     for message in request.messages:
         if message.role == "assistant":
-            out.append(_encode_assistant(message))
+            out.append(_encode_assistant(message, thinking=thinking))
         elif message.role == "tool":
             out.append(_encode_result(message, calls.get(message.tool_call_id or "")))
         else:
@@ -182,17 +190,17 @@ def _encode_messages(request: ProviderRequest) -> list[dict[str, Any]]:
     return out
 
 
-def _encode_assistant(message: LangMessage) -> dict[str, Any]:
+def _encode_assistant(message: LangMessage, *, thinking: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": message.content}
     # Ollama's thinking is plain text with no signature, so thinking without state (or with
     # ours) goes back; another provider's signed or encrypted reasoning is not ours to send.
-    thinking = "".join(
+    text = "".join(
         p.text
         for p in message.parts
         if isinstance(p, ThinkingPart) and (p.state is None or p.state.provider == _NAME)
     )
-    if thinking:
-        out["thinking"] = thinking
+    if text and thinking:
+        out["thinking"] = text
     calls = [_encode_call(p.call) for p in message.parts if isinstance(p, ToolCallPart)]
     if calls:
         out["tool_calls"] = calls
@@ -210,8 +218,10 @@ def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str,
     content = message.content
     if message.is_error:
         content = error_result_text(content, message.error_type)
+    out: dict[str, Any] = {"role": "tool"}
     name = message.name or (call.name if call else None)
-    out: dict[str, Any] = {"role": "tool", "tool_name": name}
+    if name:  # what templates render; a result with no known name goes without (not null)
+        out["tool_name"] = name
     if message.tool_call_id and not (call and call.synthetic_id):
         out["tool_call_id"] = message.tool_call_id
     out["content"] = content
@@ -238,11 +248,30 @@ def _encode_tools(request: ProviderRequest) -> list[Any]:
     return [tool.schema_for("ollama") for tool in request.tools]
 
 
-def _encode_think(thinking: bool | int | str | None) -> bool | str | None:
-    if thinking is None or isinstance(thinking, (bool, str)):
+def _encode_think(thinking: bool | int | str | None, model: str) -> bool | str | None:
+    if thinking is None or isinstance(thinking, str):
         return thinking  # levels ("low"...) go through; the server checks the model takes them
+    if _levels_only(model):
+        return _think_level(thinking)
     # The wire has no budget: any positive budget means "think", zero means "don't".
     return thinking > 0
+
+
+def _levels_only(model: str) -> bool:
+    """GPT-OSS takes only levels: booleans are ignored for it (protocols.md 4.3)."""
+    return model.rsplit("/", 1)[-1].startswith("gpt-oss")
+
+
+def _think_level(thinking: bool | int) -> str:
+    if thinking is False or thinking <= 0:
+        # think=false is ignored and GPT-OSS reasons anyway (confirmed: ollama/ollama#11751).
+        raise errors.ConfigError(
+            "GPT-OSS on Ollama cannot turn reasoning off (thinking=False is ignored); use "
+            "thinking='low' for the least, or leave thinking unset"
+        )
+    if thinking is True:
+        return "medium"  # the model's own default level
+    return "low" if thinking < 2048 else "medium" if thinking < 8192 else "high"
 
 
 def _encode_generation(options: LangOptions) -> dict[str, Any]:
@@ -354,7 +383,8 @@ class OllamaDecoder:
         """Decode one already-parsed line (or a whole non-streamed body)."""
         if not isinstance(line, dict):
             raise errors.StreamError(f"Ollama sent a line that is not an object: {line!r}")
-        if "error" in line:  # an error after the 200 status (protocols.md 4.4)
+        # An error after the 200 status (protocols.md 4.4); ``"error": null`` is no error.
+        if "error" in line and line["error"] is not None:
             raise _stream_error(line)
         message = line.get("message")
         if message.__class__ is dict and not line.get("done"):

@@ -181,7 +181,9 @@ def _as_call(value: Any, names: Collection[str]) -> tuple[str, dict[str, JSONVal
     name, kind = value.get("name"), value.get("type", "function")
     if not isinstance(name, str) or name not in names or kind != "function":
         return None
-    arguments = value.get("arguments", value.get("parameters", {}))
+    arguments = value.get("arguments", value.get("parameters"))
+    if arguments is None:  # no arguments, or ``null`` for a function that takes none
+        arguments = {}
     if isinstance(arguments, str):  # some models double-encode
         try:
             arguments = json.loads(arguments)

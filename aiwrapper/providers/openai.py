@@ -25,18 +25,15 @@ from ..events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    UsageEvent,
 )
 from ..messages import LangMessage, ProviderState, TextPart, ThinkingPart, ToolCallPart
 from .base import (
     HttpCall,
     ProviderRequest,
     ToolChoice,
-    error_class_for_status,
     error_result_text,
     make_error,
     parse_json_body,
-    tool_choice,
 )
 from .openai_compat import (
     COMPATIBLE_PROFILE,
@@ -45,13 +42,18 @@ from .openai_compat import (
     OPENAI_PROFILE,
     PRESETS,
     OpenAIProfile,
+    arguments_text,
+    call_ids,
+    checked_tool_choice,
     content_items,
     error_fields,
     get_preset,
     merge_reasoning_details,
     profile_for_base_url,
+    status_class,
     stream_error,
     thinking_fields,
+    usage_event,
     wire_call_id,
 )
 
@@ -129,7 +131,7 @@ class OpenAIProvider:
         options = request.options
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": [self._encode_message(m) for m in request.messages],
+            "messages": self._encode_messages(request.messages),
         }
         if request.tools:
             self._encode_tools(request.tools, options, body)
@@ -159,40 +161,55 @@ class OpenAIProvider:
     def _encode_tools(
         self, tools: Sequence[Tool], options: LangOptions, body: dict[str, Any]
     ) -> None:
-        profile = self.profile
-        choice = tool_choice(options.function_call)
-        if choice is not None and not profile.supports_tool_choice and choice.mode == "none":
+        choice = checked_tool_choice(self.profile, [t.name for t in tools], options)
+        if choice is not None and choice.mode == "none" and not self.profile.supports_tool_choice:
             return  # no tool_choice on this server: "none" is said by sending no tools
         if (
             choice is not None
             and choice.mode == "named"
-            and not (profile.supports_tool_choice and profile.supports_named_tool_choice)
+            and not self.profile.supports_named_tool_choice
         ):
-            # The server ignores a named choice: offer only that tool, and require a call.
+            # The server serves a named choice as "auto": offer only that tool, and require a
+            # call, which forces the same call.
             tools = [t for t in tools if t.name == choice.name]
             choice = ToolChoice("required")
-        declarations = [t.schema_for("openai") for t in tools]
-        body["tools"] = declarations
-        if choice is not None and profile.supports_tool_choice:
+        body["tools"] = [t.schema_for("openai") for t in tools]
+        if choice is not None and self.profile.supports_tool_choice:
             body["tool_choice"] = _wire_tool_choice(choice)
         parallel = options.parallel_tool_calls
-        if parallel is None and any(_is_strict(d) for d in declarations):
-            parallel = False  # strict mode is documented as incompatible with parallel calls
-        if parallel is not None and profile.supports_parallel_tool_calls:
+        if parallel is None and any(t.strict is True for t in tools):
+            # Strict mode is documented as incompatible with parallel calls (a parallel call
+            # may not match its schema). A user who asked for strict wants that guarantee, so
+            # parallel calls go off; strict picked automatically (strict=None, lossless)
+            # keeps them on, since every call is validated here anyway.
+            parallel = False
+        if parallel is not None and self.profile.supports_parallel_tool_calls:
             body["parallel_tool_calls"] = parallel
 
-    def _encode_message(self, message: LangMessage) -> dict[str, Any]:
+    def _encode_messages(self, messages: Sequence[LangMessage]) -> list[dict[str, Any]]:
+        ids = call_ids(self.profile, messages)
+        return [self._encode_message(m, ids) for m in messages]
+
+    def _encode_message(self, message: LangMessage, ids: Mapping[str, str]) -> dict[str, Any]:
         if message.role == "assistant":
-            return self._encode_assistant(message)
+            return self._encode_assistant(message, ids)
         if message.role == "tool":
-            content = message.content
-            if message.is_error:
-                content = error_result_text(content, message.error_type)
-            call_id = wire_call_id(self.profile, message.tool_call_id or "")
-            return {"role": "tool", "tool_call_id": call_id, "content": content}
+            return self._encode_result(message, ids)
         return {"role": message.role, "content": message.content}
 
-    def _encode_assistant(self, message: LangMessage) -> dict[str, Any]:
+    def _encode_result(self, message: LangMessage, ids: Mapping[str, str]) -> dict[str, Any]:
+        call_id = message.tool_call_id
+        if not call_id:  # the wire pairs a result with its call by id alone (protocols.md 1.5)
+            raise errors.ConfigError(
+                f"a tool result needs the tool_call_id of its call: {message!r}"
+            )
+        content = message.content
+        if message.is_error:  # no error flag on this wire: the error is said in the text
+            content = error_result_text(content, message.error_type)
+        wire_id = ids.get(call_id) or wire_call_id(self.profile, call_id)
+        return {"role": "tool", "tool_call_id": wire_id, "content": content}
+
+    def _encode_assistant(self, message: LangMessage, ids: Mapping[str, str]) -> dict[str, Any]:
         texts: list[str] = []
         thinking: list[str] = []
         calls: list[dict[str, Any]] = []
@@ -200,7 +217,7 @@ class OpenAIProvider:
         for part in message.parts:
             own = part.state is not None and part.state.provider == self.name
             if isinstance(part, ToolCallPart):
-                calls.append(self._encode_call(part, own))
+                calls.append(self._encode_call(part, own, ids))
                 continue
             if isinstance(part, TextPart):
                 texts.append(part.text)
@@ -211,17 +228,18 @@ class OpenAIProvider:
         out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
         if calls:
             out["tool_calls"] = calls
-            if self.profile.reasoning_echo_field and thinking:
-                out[self.profile.reasoning_echo_field] = "".join(thinking)
+            echo = self.profile.reasoning_echo_field
+            if echo and (thinking or self.profile.reasoning_echo_required):
+                out[echo] = "".join(thinking)
         elif out["content"] is None:
             out["content"] = ""  # an assistant message needs content or tool_calls
         out.update(replay)
         return out
 
-    def _encode_call(self, part: ToolCallPart, own: bool) -> dict[str, Any]:
+    def _encode_call(self, part: ToolCallPart, own: bool, ids: Mapping[str, str]) -> dict[str, Any]:
         call = part.call
         entry: dict[str, Any] = {
-            "id": wire_call_id(self.profile, call.id),
+            "id": ids[call.id],
             "type": "function",
             "function": {"name": call.name, "arguments": call.arguments_json()},
         }
@@ -239,8 +257,8 @@ class OpenAIProvider:
         """Events for a whole ``chat.completion`` body, the same a stream would produce."""
         decoder = OpenAIStreamDecoder(self.name)
         try:
-            if "error" in body or body.get("object") == "error":
-                raise stream_error(self.name, body.get("error", body))
+            if body.get("error") is not None or body.get("object") == "error":
+                raise stream_error(self.name, body.get("error") or body)
             choice = body["choices"][0]
             message = dict(choice.get("message") or _EMPTY)
             calls = message.get("tool_calls")
@@ -264,7 +282,7 @@ class OpenAIProvider:
         quota = "insufficient_quota" in tags
         if quota:
             message += " (quota exhausted: retrying will not help)"
-        cls = error_class_for_status(status)
+        cls = status_class(status)
         if cls is errors.ServerError and "overloaded" in tags:
             cls = errors.OverloadedError
         err = make_error(
@@ -284,11 +302,6 @@ def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
     if choice.mode == "named":
         return {"type": "function", "function": {"name": choice.name}}
     return choice.mode
-
-
-def _is_strict(declaration: Mapping[str, Any]) -> bool:
-    function = declaration.get("function")
-    return isinstance(function, Mapping) and function.get("strict") is True
 
 
 def _merge_replay(replay: dict[str, Any], data: Mapping[str, Any]) -> None:
@@ -338,14 +351,16 @@ class OpenAIStreamDecoder:
 
     def decode_chunk(self, chunk: dict[str, Any]) -> list[Event]:
         """Events for one parsed chunk (also used for whole bodies, as a single chunk)."""
-        if "error" in chunk:  # protocols.md 1.6: an error object inside a 200 stream
+        # protocols.md 1.6: an error object inside a 200 stream ("error": null is no error);
+        # OpenRouter's docs confirm its mid-generation errors come this way, with an int code.
+        if "error" in chunk and chunk["error"] is not None:
             raise stream_error(self._name, chunk["error"])
         choices = chunk.get("choices")
         if not choices:  # the include_usage chunk has "choices": []
             if chunk.get("object") == "error":  # vLLM / Mistral error shape
                 raise stream_error(self._name, chunk)
             usage = chunk.get("usage")
-            return [_usage_event(usage)] if usage else []
+            return [usage_event(usage)] if usage else []
         choice = choices[0]
         out: list[Event] = []
         delta = choice.get("delta")
@@ -365,7 +380,7 @@ class OpenAIStreamDecoder:
             self._on_finish(choice["finish_reason"], out)
         usage = chunk.get("usage")  # Mistral and others put it on the last choice chunk
         if usage:
-            out.append(_usage_event(usage))
+            out.append(usage_event(usage))
         return out
 
     def _delta(self, delta: dict[str, Any], out: list[Event]) -> None:
@@ -407,8 +422,8 @@ class OpenAIStreamDecoder:
                 continue
             arguments = function.get("arguments")
             if arguments:
-                if arguments.__class__ is not str:  # a whole object, not JSON text
-                    arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+                if arguments.__class__ is not str:
+                    arguments = arguments_text(arguments)
                 out.append(ToolCallDelta(index, arguments))
                 if not seen:
                     calls[index] = True
@@ -421,7 +436,10 @@ class OpenAIStreamDecoder:
         buffered = pending[1] if pending else ""
         name = function.get("name")
         if not name:  # id before name: wait for the name, keeping any arguments
-            self._pending[index] = (call_id, buffered + (function.get("arguments") or ""))
+            arguments = function.get("arguments") or ""
+            if arguments.__class__ is not str:
+                arguments = arguments_text(arguments)
+            self._pending[index] = (call_id, buffered + arguments)
             return False
         self._calls[index] = bool(buffered)
         out.append(ToolCallStart(index, call_id, name))
@@ -448,6 +466,9 @@ class OpenAIStreamDecoder:
     def _end_calls(self, out: list[Event]) -> None:
         for index, seen in self._calls.items():
             out.append(ToolCallEnd(index, None if seen else {}))  # no arguments at all = {}
+        self._flush_details(out)
+
+    def _flush_details(self, out: list[Event]) -> None:
         if self._details:
             state = ProviderState(self._name, {"reasoning_details": self._details})
             out.append(OpaquePartEvent(state, kind="thinking"))
@@ -460,6 +481,8 @@ class OpenAIStreamDecoder:
         out: list[Event] = []
         if self._finish is None:  # [DONE] without a finish_reason: end what was started
             self._end_calls(out)
+        else:  # reasoning details that came after the finish chunk are kept too
+            self._flush_details(out)
         out.append(FinishEvent(self._reason(), self._finish))
         return out
 
@@ -470,19 +493,3 @@ class OpenAIStreamDecoder:
         if reason == "stop" and self._refused:
             return "content_filter"
         return reason
-
-
-def _usage_event(usage: dict[str, Any]) -> UsageEvent:
-    prompt = usage.get("prompt_tokens_details") or _EMPTY
-    completion = usage.get("completion_tokens_details") or _EMPTY
-    cached = prompt.get("cached_tokens")
-    if cached is None:
-        cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek's name for it
-    return UsageEvent(
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
-        cached_input_tokens=cached,
-        cache_write_tokens=prompt.get("cache_write_tokens"),
-        reasoning_tokens=completion.get("reasoning_tokens"),
-        raw=usage,
-    )

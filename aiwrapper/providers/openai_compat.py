@@ -5,8 +5,9 @@ A profile is data, not code: which output-cap field a server knows, whether it a
 carries reasoning text back on assistant tool-call turns, and which tool call ids it accepts.
 ``openai.py`` reads these switches while encoding; this module also holds the presets (base URL,
 API-key environment variable, profile), the pure helpers that depend on a profile (thinking
-options, tool call ids) and the per-server response quirks (Mistral content chunks, OpenRouter
-``reasoning_details``, the error body shapes). Sending requests belongs to the transport.
+options, tool call ids, which tool choices a server can enforce) and the per-server response
+quirks (Mistral content chunks, OpenRouter ``reasoning_details``, usage field names, the error
+body shapes). Sending requests belongs to the transport.
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from .. import errors
-from ..events import Event, TextDelta, ThinkingDelta
+from ..events import Event, TextDelta, ThinkingDelta, UsageEvent
+from ..messages import LangMessage
+from .base import ToolChoice, error_class_for_status, tool_choice
+
+if TYPE_CHECKING:
+    from ..options import LangOptions
 
 __all__ = [
     "COMPATIBLE_PROFILE",
@@ -29,16 +36,22 @@ __all__ = [
     "PRESETS",
     "OpenAIProfile",
     "ThinkingStyle",
+    "arguments_text",
+    "call_ids",
+    "checked_tool_choice",
     "content_items",
     "error_fields",
     "get_preset",
     "merge_reasoning_details",
     "profile_for_base_url",
+    "status_class",
     "stream_error",
     "thinking_fields",
+    "usage_event",
     "wire_call_id",
 ]
 
+_NO_DETAILS: dict[str, Any] = {}
 ThinkingStyle = Literal["reasoning_effort", "openrouter", "deepseek"]
 ThinkingValue = bool | int | str
 
@@ -52,12 +65,16 @@ class OpenAIProfile:
         max_tokens_field: ``"max_completion_tokens"`` (OpenAI) or ``"max_tokens"`` (others).
         reasoning_echo_field: Field that carries reasoning text back on assistant tool-call
             turns (DeepSeek ``"reasoning_content"``, newer vLLM ``"reasoning"``), or None.
+        reasoning_echo_required: Send ``reasoning_echo_field`` on every tool-call turn, empty
+            when the turn has no reasoning to give (a turn made by another provider, say).
         supports_tool_choice: False when the server rejects ``tool_choice`` (Ollama ``/v1``).
         supports_named_tool_choice: False when a named choice is ignored (llama.cpp); the
             encoder then sends only that tool with ``"required"``.
         supports_parallel_tool_calls: Whether ``parallel_tool_calls`` may be sent.
-        tool_call_id_style: ``"mistral9"`` (exactly 9 alphanumerics), ``"openai40"`` (at most
-            40 of ``[A-Za-z0-9_-]``), or None to replay ids verbatim.
+        tool_call_id_style: The ids the server accepts for calls it did not issue itself:
+            ``"mistral9"`` (exactly 9 alphanumerics), ``"openai40"`` (at most 40 of
+            ``[A-Za-z0-9_-]``, the portable rule of protocols.md 1.10 and the default), or
+            None to replay every id verbatim.
         thinking_style: How the ``thinking`` option is sent, or None to leave it out.
         include_usage: Send ``stream_options: {"include_usage": true}`` when streaming.
     """
@@ -65,19 +82,18 @@ class OpenAIProfile:
     name: str
     max_tokens_field: str = "max_tokens"
     reasoning_echo_field: str | None = None
+    reasoning_echo_required: bool = False
     supports_tool_choice: bool = True
     supports_named_tool_choice: bool = True
     supports_parallel_tool_calls: bool = True
-    tool_call_id_style: Literal["mistral9", "openai40"] | None = None
+    tool_call_id_style: Literal["mistral9", "openai40"] | None = "openai40"
     thinking_style: ThinkingStyle | None = "reasoning_effort"
     include_usage: bool = True
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_ENV_VAR = "OPENAI_API_KEY"
-OPENAI_PROFILE = OpenAIProfile(
-    "openai", max_tokens_field="max_completion_tokens", tool_call_id_style="openai40"
-)
+OPENAI_PROFILE = OpenAIProfile("openai", max_tokens_field="max_completion_tokens")
 COMPATIBLE_PROFILE = OpenAIProfile("openai-compatible")
 
 # name -> (default base URL, API-key environment variable or None, profile).
@@ -90,11 +106,17 @@ PRESETS: dict[str, tuple[str, str | None, OpenAIProfile]] = {
     "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY", OpenAIProfile("groq")),
     # DeepSeek: a tool-call turn made in thinking mode must come back with its
     # reasoning_content, else 400 "Missing `reasoning_content` field" (protocols.md 1.10).
+    # The check is on the field's presence: a turn with no reasoning of DeepSeek's own (made
+    # by another provider, or before thinking was on) passes with an empty string, the fix
+    # clients adopted for the same 400 (continuedev/continue#11285); confirmed by reports.
     "deepseek": (
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         OpenAIProfile(
-            "deepseek", reasoning_echo_field="reasoning_content", thinking_style="deepseek"
+            "deepseek",
+            reasoning_echo_field="reasoning_content",
+            reasoning_echo_required=True,
+            thinking_style="deepseek",
         ),
     ),
     # Mistral: replayed tool call ids must match [a-zA-Z0-9]{9}; it validates unknown body
@@ -114,14 +136,19 @@ PRESETS: dict[str, tuple[str, str | None, OpenAIProfile]] = {
         None,
         OpenAIProfile("vllm", reasoning_echo_field="reasoning"),
     ),
-    # llama-server reportedly treats a named tool_choice object as "auto".
+    # llama-server reads only the string forms of tool_choice: a named object is silently
+    # served as "auto" (confirmed: ggml-org/llama.cpp#26535, #26849), so the encoder sends
+    # only the named tool with "required", which forces the same call.
     "llamacpp": (
         "http://localhost:8080/v1",
         None,
         OpenAIProfile("llamacpp", supports_named_tool_choice=False, thinking_style=None),
     ),
     "lmstudio": ("http://localhost:1234/v1", None, OpenAIProfile("lmstudio")),
-    # Ollama /v1: tool_choice is not supported (protocols.md 1.10), parallel_tool_calls unknown.
+    # Ollama /v1: tool_choice is not supported (protocols.md 1.10) and silently ignored, so
+    # "none" still calls tools and a forced choice returns text (confirmed: ollama/ollama#8421,
+    # #17921); Ollama has no parallel switch either. The encoder omits the tools for "none"
+    # and refuses what it cannot express (ConfigError) rather than downgrade it.
     "ollama": (
         "http://localhost:11434/v1",
         None,
@@ -212,6 +239,55 @@ def wire_call_id(profile: OpenAIProfile, call_id: str) -> str:
     return call_id
 
 
+def call_ids(profile: OpenAIProfile, messages: Sequence[LangMessage]) -> dict[str, str]:
+    """The id to send for each call of the conversation, shared by the call and its result.
+
+    Ids this server issued go back verbatim; others (Gemini ``function-call-<uuid>``,
+    Anthropic ``toolu_...``, made-up ones) are kept when they fit the server's id rule and
+    mapped to a stable id that does otherwise (protocols.md 1.4, 1.10).
+    """
+    ids: dict[str, str] = {}
+    for message in messages:
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            own = call.provider == profile.name and not call.synthetic_id
+            ids[call.id] = call.id if own else wire_call_id(profile, call.id)
+    return ids
+
+
+def checked_tool_choice(
+    profile: OpenAIProfile, names: Sequence[str], options: LangOptions
+) -> ToolChoice | None:
+    """``function_call`` in normal form, for a request declaring the tools ``names``.
+
+    Raises:
+        ConfigError: A named choice that is not declared, or a forced choice or
+            ``parallel_tool_calls=False`` that this server would silently ignore.
+    """
+    choice = tool_choice(options.function_call)
+    if choice is not None and choice.mode == "named" and choice.name not in names:
+        raise errors.ConfigError(
+            f"function_call names {choice.name!r}, which is not among the functions given: "
+            f"{', '.join(names)}"
+        )
+    if (
+        choice is not None
+        and choice.mode in ("required", "named")
+        and not (profile.supports_tool_choice)
+    ):
+        raise errors.ConfigError(
+            f"{profile.name} ignores tool_choice, so function_call={options.function_call!r} "
+            "cannot be enforced; use 'auto' or 'none' and ask for the call in the prompt"
+        )
+    if options.parallel_tool_calls is False and not profile.supports_parallel_tool_calls:
+        raise errors.ConfigError(
+            f"{profile.name} cannot stop a model from making several calls per turn; leave "
+            "parallel_tool_calls unset (parallel=False runs the calls one at a time)"
+        )
+    return choice
+
+
 # -- response quirks of particular servers ----------------------------------------------------
 
 
@@ -274,23 +350,59 @@ def error_fields(payload: Any) -> tuple[str, set[str]]:
     return message, tags
 
 
+def status_class(status: int) -> type[errors.ProviderError]:
+    """The error class for an HTTP status on this wire.
+
+    402 is OpenRouter's "out of credits" (protocols.md 1.10): like Anthropic's 402
+    ``billing_error`` it is a ``PermissionDeniedError``, which retrying cannot fix.
+    """
+    if status == 402:
+        return errors.PermissionDeniedError
+    return error_class_for_status(status)
+
+
 def stream_error(provider: str, error: Any) -> errors.AIWrapperError:
     """The exception for an error object that arrived inside a 200 stream.
 
-    Rate limits, overload and server failures keep their class (an int ``code`` is read as
-    an HTTP status, as OpenRouter sends it); anything else is a ``StreamError``.
+    A known ``type``/``code`` keeps its class (rate limit, overload, server error); an int
+    ``code`` between 400 and 599 is read as an HTTP status, as OpenRouter and vLLM send it;
+    anything else is a ``StreamError``.
     """
     message, tags = error_fields(error)
     code = error.get("code") if isinstance(error, dict) else None
     status = code if isinstance(code, int) and not isinstance(code, bool) else 0
     words = " ".join(tags)
     cls: type[errors.ProviderError]
-    if status == 429 or "rate_limit" in words or "insufficient_quota" in words:
+    if "rate_limit" in words or "insufficient_quota" in words:
         cls = errors.RateLimitError
-    elif status in (503, 529) or "overloaded" in words:
+    elif "overloaded" in words:
         cls = errors.OverloadedError
-    elif status >= 500 or "server_error" in words:
+    elif "server_error" in words:
         cls = errors.ServerError
+    elif 400 <= status < 600:
+        cls = status_class(status)
     else:
         return errors.StreamError(f"{provider}: error in stream: {message}")
-    return cls(message or "error in stream", provider=provider, body=error)
+    return cls(message or "error in stream", provider=provider, status_code=None, body=error)
+
+
+def arguments_text(arguments: Any) -> str:
+    """Arguments some servers send as a whole object instead of JSON text, as JSON text."""
+    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+
+
+def usage_event(usage: dict[str, Any]) -> UsageEvent:
+    """The usage object of a chunk or body (protocols.md 1.8) as an event."""
+    prompt = usage.get("prompt_tokens_details") or _NO_DETAILS
+    completion = usage.get("completion_tokens_details") or _NO_DETAILS
+    cached = prompt.get("cached_tokens")
+    if cached is None:
+        cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek's name for it
+    return UsageEvent(
+        input_tokens=usage.get("prompt_tokens"),
+        output_tokens=usage.get("completion_tokens"),
+        cached_input_tokens=cached,
+        cache_write_tokens=prompt.get("cache_write_tokens"),
+        reasoning_tokens=completion.get("reasoning_tokens"),
+        raw=usage,
+    )

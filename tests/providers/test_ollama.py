@@ -108,7 +108,13 @@ def test_crlf_lines_decode_like_lf_lines() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["text.ndjson", "thinking.ndjson", "parallel_calls.ndjson", "think_tags.ndjson"],
+    [
+        "text.ndjson",
+        "thinking.ndjson",
+        "parallel_calls.ndjson",
+        "think_tags.ndjson",
+        "think_tags_json_call.ndjson",
+    ],
 )
 def test_events_do_not_depend_on_network_chunk_sizes(name: str) -> None:
     whole = decode(name, NAMES)
@@ -375,6 +381,8 @@ def test_native_calls_win_over_json_text() -> None:
             [("get_time", {}), ("get_time", {"a": 2})],
         ),
         ('<tool_call>\n{"name": "get_time", "arguments": {}}', [("get_time", {})]),
+        ('{"name": "get_time", "arguments": null}', [("get_time", {})]),
+        ('{"name": "get_time", "parameters": null}', [("get_time", {})]),
     ],
 )
 def test_call_shapes_recognized_in_text(text: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
@@ -394,6 +402,8 @@ def test_call_shapes_recognized_in_text(text: str, calls: list[tuple[str, dict[s
         '<tool_call>{"name": "get_time"}</tool_call> done',
         "[]",
         '{"name": ["get_time"]}',
+        '{"name": "get_time", "arguments": 3}',
+        "```python\nprint(1)\n```",
     ],
 )
 def test_other_json_stays_text(text: str) -> None:
@@ -810,3 +820,204 @@ async def test_json_written_call_runs_through_the_loop_without_ids_on_the_wire()
         },
         {"role": "tool", "tool_name": "get_weather", "content": "Oslo: 4 celsius"},
     ]
+
+
+# --- review additions: edge cases of the quirks, cross-provider replay, errors ----------------
+
+
+def test_think_tags_then_a_fenced_json_call_give_thinking_and_a_call() -> None:
+    assert decode("think_tags_json_call.ndjson", NAMES) == [
+        ThinkingDelta("Need the"),
+        ThinkingDelta(" weather."),
+        ToolCallStart(0, None, "get_weather"),
+        ToolCallEnd(0, {}),
+        usage(70, 30),
+        FinishEvent("tool_calls", "stop"),
+    ]
+
+
+def test_a_held_answer_that_is_not_a_call_is_released_whole_at_done() -> None:
+    text = "[1] First point.\n[2] Second."
+    events = decode_bytes(ndjson("[1] First", " point.\n[2] Second."), NAMES)
+    assert events[:2] == [TextDelta(text), UsageEvent()]
+    assert events[-1] == FinishEvent("stop", None)
+
+
+def test_a_cut_off_json_call_stays_text_and_finishes_with_length() -> None:
+    lines = [
+        {"message": {"content": '{"name": "get_weather", "arguments": {"ci'}, "done": False},
+        {"message": {"content": ""}, "done": True, "done_reason": "length", "eval_count": 9},
+    ]
+    data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    events = decode_bytes(data, NAMES)
+    assert events == [
+        TextDelta('{"name": "get_weather", "arguments": {"ci'),
+        UsageEvent(None, 9, raw={"eval_count": 9}),
+        FinishEvent("length", "length"),
+    ]
+
+
+def test_a_null_error_key_is_not_an_error() -> None:
+    decoder = OllamaProvider().decode_stream()
+    line = '{"message": {"content": "Hi"}, "done": false, "error": null}'
+    assert decoder.feed(None, line) == [TextDelta("Hi")]
+
+
+def test_the_done_line_may_carry_content_thinking_and_calls() -> None:
+    line = {
+        "message": {
+            "role": "assistant",
+            "content": "Checking.",
+            "thinking": "Oslo.",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}],
+        },
+        "done": True,
+        "done_reason": "stop",
+    }
+    assert OllamaProvider().decode_stream(NAMES).feed(None, json.dumps(line)) == [
+        ThinkingDelta("Oslo."),
+        TextDelta("Checking."),
+        ToolCallStart(0, None, "get_weather"),
+        ToolCallEnd(0, {"city": "Oslo"}),
+        UsageEvent(),
+        FinishEvent("tool_calls", "stop"),
+    ]
+
+
+def test_history_from_other_providers_replays_ids_they_issued_and_never_made_up_ones() -> None:
+    gemini = FunctionCall(
+        "function-call-8f2e6a1c-3b4d-4e5f-a6b7-c8d9e0f1a2b3",
+        "get_weather",
+        {"city": "Oslo"},
+        provider="gemini",
+    )
+    claude = FunctionCall("toolu_01A09q90qw90lq917835lq9", "get_time", {}, provider="anthropic")
+    made_up = FunctionCall("call_0123abcd", "get_time", {"zone": "CET"}, synthetic_id=True)
+    signed = ThinkingPart("Plan.", ProviderState("anthropic", {"signature": "c2ln"}))
+    messages = [
+        LangMessage(
+            "assistant",
+            [signed, ToolCallPart(gemini), ToolCallPart(claude), ToolCallPart(made_up)],
+        ),
+        LangMessage.tool_result(gemini, "4C"),
+        LangMessage.tool_result(claude, "denied", is_error=True, error_type="Denied"),
+        LangMessage.tool_result(made_up, "12:00"),
+    ]
+    assert OllamaProvider().encode(request(messages, [])).body["messages"] == [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": gemini.id,
+                    "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+                },
+                {"id": claude.id, "function": {"name": "get_time", "arguments": {}}},
+                {"function": {"name": "get_time", "arguments": {"zone": "CET"}}},
+            ],
+        },
+        {"role": "tool", "tool_name": "get_weather", "tool_call_id": gemini.id, "content": "4C"},
+        {
+            "role": "tool",
+            "tool_name": "get_time",
+            "tool_call_id": claude.id,
+            "content": '{"error":"denied","error_type":"Denied"}',
+        },
+        {"role": "tool", "tool_name": "get_time", "content": "12:00"},
+    ]
+
+
+def test_a_result_with_no_known_tool_name_sends_no_null_name() -> None:
+    orphan = LangMessage("tool", [TextPart("4C")], tool_call_id="call_9")
+    body = OllamaProvider().encode(request([orphan], [])).body
+    assert body["messages"] == [{"role": "tool", "tool_call_id": "call_9", "content": "4C"}]
+
+
+def test_thinking_is_replayed_locally_but_not_to_ollama_com() -> None:
+    turn = LangMessage("assistant", [ThinkingPart("Plan."), TextPart("Done.")])
+    local = OllamaProvider().encode(request([turn], [])).body["messages"]
+    assert local == [{"role": "assistant", "content": "Done.", "thinking": "Plan."}]
+    cloud = OllamaProvider(base_url="https://ollama.com", api_key="k")
+    assert cloud.encode(request([turn], [])).body["messages"] == [
+        {"role": "assistant", "content": "Done."}
+    ]
+
+
+def test_generation_options_merge_with_extra_body_options_and_stop_list() -> None:
+    body = (
+        OllamaProvider()
+        .encode(
+            request(
+                [],
+                [],
+                top_p=0.5,
+                stop=("END", "STOP"),
+                extra_body={"options": {"num_ctx": 4096, "top_p": 0.7}, "keep_alive": 0},
+            )
+        )
+        .body
+    )
+    assert body == {
+        "model": "qwen3",
+        "messages": [],
+        "stream": True,
+        "options": {"top_p": 0.7, "stop": ["END", "STOP"], "num_ctx": 4096},
+        "keep_alive": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "cls", "message"),
+    [
+        (400, b'{"error":"invalid options"}', errors.BadRequestError, "invalid options"),
+        (403, b'{"error":"forbidden"}', errors.PermissionDeniedError, "forbidden"),
+        (
+            500,
+            b'{"error":"model requires more system memory (9.5 GiB) than is available"}',
+            errors.ServerError,
+            "model requires more system memory (9.5 GiB) than is available",
+        ),
+        (
+            503,
+            b'{"error":"server busy, please try again.  maximum pending requests exceeded"}',
+            errors.OverloadedError,
+            "server busy, please try again.  maximum pending requests exceeded",
+        ),
+    ],
+)
+def test_more_statuses_map_to_error_classes(
+    status: int, body: bytes, cls: type[errors.ProviderError], message: str
+) -> None:
+    error = http_error(status, body)
+    assert (type(error), error.message, error.status_code, error.retry_after) == (
+        cls,
+        message,
+        status,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "think"),
+    [
+        ("gpt-oss:20b", True, "medium"),
+        ("gpt-oss:120b-cloud", 1024, "low"),
+        ("gpt-oss:20b", 4096, "medium"),
+        ("library/gpt-oss:20b", 8192, "high"),
+        ("gpt-oss:20b", "high", "high"),
+        ("qwen3", 4096, True),
+        ("qwen3", "low", "low"),
+    ],
+)
+def test_gpt_oss_gets_levels_because_it_ignores_booleans(
+    model: str, thinking: Any, think: Any
+) -> None:
+    call = ProviderRequest(model, [], [], merge_options({"thinking": thinking}), True)
+    assert OllamaProvider().encode(call).body["think"] == think
+
+
+@pytest.mark.parametrize("thinking", [False, 0])
+def test_turning_gpt_oss_reasoning_off_is_a_config_error(thinking: Any) -> None:
+    call = ProviderRequest("gpt-oss:20b", [], [], merge_options({"thinking": thinking}), True)
+    with pytest.raises(errors.ConfigError, match="GPT-OSS on Ollama cannot turn reasoning off"):
+        OllamaProvider().encode(call)

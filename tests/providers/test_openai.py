@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from aiwrapper import errors
 from aiwrapper.messages import (
     LangMessage,
     OpaquePart,
@@ -21,6 +22,7 @@ from aiwrapper.providers.openai import (
     COMPATIBLE_PROFILE,
     OPENAI_PROFILE,
     PRESETS,
+    OpenAIProfile,
     OpenAIProvider,
     profile_for_base_url,
 )
@@ -38,9 +40,9 @@ WEATHER_PARAMS = {
 class FakeTool:
     """Stands in for aiwrapper.tools.Tool: a name and a fixed OpenAI declaration."""
 
-    def __init__(self, name: str, *, strict: bool = False) -> None:
+    def __init__(self, name: str, *, strict: bool | None = False) -> None:
         self.name = name
-        self.strict = strict
+        self.strict = strict  # None: the Tool decides, and here renders strict (lossless)
         self.dialects: list[str] = []
 
     def schema_for(self, dialect: str) -> dict[str, Any]:
@@ -50,7 +52,7 @@ class FakeTool:
             "description": f"The {self.name} tool.",
             "parameters": WEATHER_PARAMS,
         }
-        if self.strict:
+        if self.strict is not False:
             function["strict"] = True
         return {"type": "function", "function": function}
 
@@ -206,6 +208,12 @@ def test_assistant_turn_with_only_calls_has_null_content_and_plain_turn_has_text
     assert body["messages"][1] == {"role": "assistant", "content": ""}
 
 
+def test_strict_chosen_automatically_leaves_parallel_calls_on() -> None:
+    body = OpenAIProvider(api_key="k").encode(request([], [FakeTool("a", strict=None)])).body
+    assert body["tools"][0]["function"]["strict"] is True
+    assert "parallel_tool_calls" not in body
+
+
 def test_strict_tool_sends_parallel_tool_calls_false_unless_set() -> None:
     prov = OpenAIProvider(api_key="k")
     msgs = [LangMessage.text("user", "x")]
@@ -308,30 +316,39 @@ def test_openai_remaps_ids_it_would_reject() -> None:
     gemini_id = "function-call-8f2e6a1c-3b4d-4e5f-a6b7-c8d9e0f1a2b3"
     assert wire_call_id(OPENAI_PROFILE, gemini_id) == "call_QlPEdeQUeAQpPODwLw4dfqoi"
     assert wire_call_id(OPENAI_PROFILE, "call_abc-DEF_1") == "call_abc-DEF_1"
-    assert wire_call_id(COMPATIBLE_PROFILE, gemini_id) == gemini_id
+    assert wire_call_id(OPENAI_PROFILE, "x" * 40) == "x" * 40
+    assert wire_call_id(OPENAI_PROFILE, "x" * 41) == "call_w2LCGZi5CRZ7rRl13Il4iIzF"
+    # The portable rule (protocols.md 1.10) is every compatible server's default.
+    assert wire_call_id(COMPATIBLE_PROFILE, gemini_id) == "call_QlPEdeQUeAQpPODwLw4dfqoi"
+    verbatim = OpenAIProfile("custom", tool_call_id_style=None)
+    assert wire_call_id(verbatim, gemini_id) == gemini_id
 
 
-def test_ollama_v1_sends_no_tool_choice_and_expresses_it_with_the_tools_sent() -> None:
+def test_ollama_v1_omits_tools_for_none_and_refuses_what_it_cannot_enforce() -> None:
     prov = preset("ollama", api_key=None)
     msgs = [LangMessage.text("user", "x")]
     tools = [FakeTool("get_weather"), FakeTool("get_time")]
-    required = prov.encode(
-        request(msgs, tools, model="qwen3", function_call="required", parallel_tool_calls=False)
-    )
-    assert required.url == "http://localhost:11434/v1/chat/completions"
-    assert required.headers == {"Content-Type": "application/json"}
-    assert required.body == {
+    auto = prov.encode(request(msgs, tools, model="qwen3", function_call="auto"))
+    assert auto.url == "http://localhost:11434/v1/chat/completions"
+    assert auto.headers == {"Content-Type": "application/json"}
+    assert auto.body == {
         "model": "qwen3",
         "messages": [{"role": "user", "content": "x"}],
         "tools": [declaration("get_weather"), declaration("get_time")],
         "stream": True,
         "stream_options": {"include_usage": True},
     }
-    named = prov.encode(request(msgs, tools, model="qwen3", function_call="get_time")).body
-    assert named["tools"] == [declaration("get_time")]
-    assert "tool_choice" not in named
     none = prov.encode(request(msgs, tools, model="qwen3", function_call="none")).body
     assert "tools" not in none
+    # Ollama /v1 ignores tool_choice (a forced call comes back as text): refuse, never downgrade.
+    for forced in ("required", "get_time", {"name": "get_time"}):
+        with pytest.raises(errors.ConfigError, match="ollama ignores tool_choice"):
+            prov.encode(request(msgs, tools, model="qwen3", function_call=forced))
+    with pytest.raises(errors.ConfigError, match="parallel_tool_calls"):
+        prov.encode(request(msgs, tools, model="qwen3", parallel_tool_calls=False))
+    # A strict tool's implied parallel_tool_calls=false is not the user's: nothing is sent.
+    strict = prov.encode(request(msgs, [FakeTool("a", strict=True)], model="qwen3")).body
+    assert "parallel_tool_calls" not in strict
 
 
 def test_llamacpp_named_choice_becomes_required_with_only_that_tool() -> None:
@@ -459,3 +476,196 @@ def test_presets_and_profiles() -> None:
 )
 def test_profile_for_base_url_recognizes_hosted_services_only(base_url: str, name: str) -> None:
     assert profile_for_base_url(base_url).name == name
+
+
+GEMINI_ID = "function-call-8f2e6a1c-3b4d-4e5f-a6b7-c8d9e0f1a2b3"  # 50 chars: too long for OpenAI
+ANTHROPIC_ID = "toolu_01A09q90qw90lq917835lq9"
+SYNTHETIC_ID = "call_5f0c8e2a9b7d4c1e8f6a3b2d"
+
+
+def foreign_history() -> list[LangMessage]:
+    """A conversation whose calls were made by Gemini, Anthropic and an id-less server."""
+    gemini = FunctionCall(GEMINI_ID, "get_weather", {"city": "Oslo"}, provider="gemini")
+    claude = FunctionCall(ANTHROPIC_ID, "get_weather", {"city": "Rome"}, provider="anthropic")
+    made_up = FunctionCall(
+        SYNTHETIC_ID, "get_time", {}, provider="ollama", synthetic_id=True, raw_arguments="{}"
+    )
+    return [
+        LangMessage.text("user", "Weather in Oslo and Rome, and the time?"),
+        LangMessage("assistant", [ToolCallPart(gemini), ToolCallPart(claude)]),
+        LangMessage.tool_result(gemini, "4C"),
+        LangMessage.tool_result(claude, "no data", is_error=True, error_type="LookupError"),
+        LangMessage("assistant", [TextPart("And the time:"), ToolCallPart(made_up)]),
+        LangMessage.tool_result(made_up, "12:00"),
+    ]
+
+
+def ids_sent(body: dict[str, Any]) -> tuple[list[str], list[str]]:
+    calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls", ())]
+    results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+    return calls, results
+
+
+def test_foreign_ids_replayed_to_openai_fit_its_rule_and_pair_with_their_results() -> None:
+    body = OpenAIProvider(api_key="k").encode(request(foreign_history())).body
+    calls, results = ids_sent(body)
+    assert calls == ["call_QlPEdeQUeAQpPODwLw4dfqoi", ANTHROPIC_ID, SYNTHETIC_ID]
+    assert results == calls
+    assert body["messages"][1:4] == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_QlPEdeQUeAQpPODwLw4dfqoi",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                },
+                {
+                    "id": ANTHROPIC_ID,
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Rome"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_QlPEdeQUeAQpPODwLw4dfqoi", "content": "4C"},
+        {
+            "role": "tool",
+            "tool_call_id": ANTHROPIC_ID,
+            "content": '{"error":"no data","error_type":"LookupError"}',
+        },
+    ]
+
+
+def test_foreign_ids_replayed_to_mistral_are_nine_alphanumerics_for_call_and_result() -> None:
+    body = preset("mistral").encode(request(foreign_history(), model="mistral-large")).body
+    calls, results = ids_sent(body)
+    assert calls == ["QlPEdeQUe", "l4LUGq9qS", "ClSYnC7d6"]
+    assert results == calls
+
+
+def test_ids_the_server_issued_go_back_verbatim_even_outside_its_id_rule() -> None:
+    # Gemini's OpenAI-compatible endpoint reached through Lang.openai(base_url=...): its own
+    # function-call-<uuid> ids must come back unchanged, with their tool results.
+    own = FunctionCall(GEMINI_ID, "get_weather", {"city": "Oslo"}, provider="openai")
+    messages = [LangMessage("assistant", [ToolCallPart(own)]), LangMessage.tool_result(own, "4C")]
+    body = OpenAIProvider(api_key="k").encode(request(messages)).body
+    assert ids_sent(body) == ([GEMINI_ID], [GEMINI_ID])
+
+
+def test_a_tool_result_without_its_call_id_is_a_config_error() -> None:
+    orphan = LangMessage("tool", [TextPart("4C")], name="get_weather")
+    with pytest.raises(errors.ConfigError, match="tool_call_id"):
+        OpenAIProvider(api_key="k").encode(request([orphan]))
+
+
+def test_a_result_whose_call_is_not_in_the_history_still_follows_the_id_rule() -> None:
+    result = LangMessage("tool", [TextPart("4C")], tool_call_id=GEMINI_ID)
+    body = OpenAIProvider(api_key="k").encode(request([result])).body
+    assert body["messages"] == [
+        {"role": "tool", "tool_call_id": "call_QlPEdeQUeAQpPODwLw4dfqoi", "content": "4C"}
+    ]
+
+
+@pytest.mark.parametrize("choice", ["get_time", {"name": "get_time"}])
+@pytest.mark.parametrize("server", ["openai", "llamacpp", "mistral"])
+def test_a_named_function_call_that_is_not_given_is_a_config_error(
+    choice: Any, server: str
+) -> None:
+    prov = OpenAIProvider(api_key="k") if server == "openai" else preset(server)
+    with pytest.raises(errors.ConfigError, match=r"'get_time'.*functions given: get_weather"):
+        prov.encode(
+            request(
+                [LangMessage.text("user", "x")], [FakeTool("get_weather")], function_call=choice
+            )
+        )
+
+
+def test_deepseek_tool_call_turn_without_reasoning_sends_an_empty_reasoning_content() -> None:
+    # A turn another provider made (its signed thinking is dropped) still needs the field in
+    # thinking mode, else 400 "Missing `reasoning_content` field".
+    lookup = FunctionCall(ANTHROPIC_ID, "get_weather", {"city": "Oslo"}, provider="anthropic")
+    signed = ThinkingPart("Need Oslo.", ProviderState("anthropic", {"signature": "c2ln"}))
+    messages = [
+        LangMessage("assistant", [signed, ToolCallPart(lookup)]),
+        LangMessage.tool_result(lookup, "4C"),
+        LangMessage("assistant", [TextPart("It is 4C.")]),
+    ]
+    body = preset("deepseek").encode(request(messages, model="deepseek-reasoner")).body
+    assert body["messages"] == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": ANTHROPIC_ID,
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                }
+            ],
+            "reasoning_content": "",
+        },
+        {"role": "tool", "tool_call_id": ANTHROPIC_ID, "content": "4C"},
+        {"role": "assistant", "content": "It is 4C."},
+    ]
+
+
+def test_servers_without_reasoning_echo_never_get_reasoning_fields() -> None:
+    lookup = FunctionCall("call_1", "f", {})
+    turn = LangMessage("assistant", [ThinkingPart("Plan."), ToolCallPart(lookup)])
+    for prov in (OpenAIProvider(api_key="k"), preset("groq"), preset("openrouter")):
+        assert prov.encode(request([turn])).body["messages"][0] == {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        }
+    vllm = preset("vllm").encode(request([turn])).body["messages"][0]
+    assert vllm["reasoning"] == "Plan."
+
+
+@pytest.mark.parametrize(
+    ("server", "field"),
+    [
+        ("openai", "max_completion_tokens"),
+        ("groq", "max_tokens"),
+        ("deepseek", "max_tokens"),
+        ("mistral", "max_tokens"),
+        ("ollama", "max_tokens"),
+    ],
+)
+@pytest.mark.parametrize(("stop", "wire"), [("END", "END"), (("A", "B"), ["A", "B"])])
+def test_output_cap_field_and_stop_per_server(
+    server: str, field: str, stop: Any, wire: Any
+) -> None:
+    prov = OpenAIProvider(api_key="k") if server == "openai" else preset(server)
+    body = prov.encode(request([], stream=False, max_tokens=64, stop=stop)).body
+    assert body == {"model": "gpt-4o-mini", "messages": [], field: 64, "stop": wire}
+
+
+def test_strict_tools_with_an_explicit_parallel_choice_keep_it() -> None:
+    prov = OpenAIProvider(api_key="k")
+    tools = [FakeTool("a", strict=True)]
+    body = prov.encode(request([], tools, parallel_tool_calls=False, function_call="a")).body
+    assert (body["parallel_tool_calls"], body["tool_choice"]) == (
+        False,
+        {"type": "function", "function": {"name": "a"}},
+    )
+
+
+def test_assistant_turn_with_text_between_calls_keeps_text_and_every_call() -> None:
+    first, second = FunctionCall("call_1", "f", {"a": 1}), FunctionCall("call_2", "g", {})
+    turn = LangMessage(
+        "assistant",
+        [TextPart("One, "), ToolCallPart(first), TextPart("two."), ToolCallPart(second)],
+    )
+    out = OpenAIProvider(api_key="k").encode(request([turn])).body["messages"][0]
+    assert out["content"] == "One, two."
+    assert [c["id"] for c in out["tool_calls"]] == ["call_1", "call_2"]
+
+
+def test_thinking_only_assistant_turn_has_empty_string_content() -> None:
+    turn = LangMessage("assistant", [ThinkingPart("Hmm.")])
+    body = preset("deepseek").encode(request([turn])).body
+    assert body["messages"] == [{"role": "assistant", "content": ""}]

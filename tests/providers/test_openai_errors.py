@@ -118,7 +118,7 @@ def test_openrouter_int_code_and_upstream_provider() -> None:
         b'"metadata":{"provider_name":"Anthropic"}}}'
     )
     err = OpenAIProvider(api_key="k", base_url=base_url, profile=profile).error(402, body, {})
-    assert type(err) is errors.BadRequestError
+    assert type(err) is errors.PermissionDeniedError  # out of credits: retrying cannot help
     assert (err.provider, err.message) == (
         "openrouter",
         "Insufficient credits (upstream provider: Anthropic)",

@@ -20,7 +20,7 @@ from aiwrapper.events import (
     UsageEvent,
 )
 from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import LangMessage
+from aiwrapper.messages import JSONValue, LangMessage
 from aiwrapper.options import LangOptions
 from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
@@ -50,7 +50,11 @@ def completion(
 
 
 def test_parallel_tool_calls_body() -> None:
-    usage = {"prompt_tokens": 81, "completion_tokens": 40, "total_tokens": 121}
+    usage: dict[str, JSONValue] = {
+        "prompt_tokens": 81,
+        "completion_tokens": 40,
+        "total_tokens": 121,
+    }
     body = completion(
         {
             "role": "assistant",
@@ -150,3 +154,45 @@ def test_streamed_turn_assembles_and_replays_verbatim_to_the_same_server() -> No
             }
         ],
     }
+
+
+def test_refusal_body_is_text_and_content_filter() -> None:
+    body = completion(
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."}, "stop"
+    )
+    assert OpenAIProvider(api_key="k").decode_response(body) == [
+        TextDelta("I can't help with that."),
+        FinishEvent("content_filter", "stop"),
+    ]
+
+
+def test_body_with_a_null_error_key_decodes() -> None:
+    body = {**completion({"role": "assistant", "content": "Hi"}, "stop"), "error": None}
+    assert OpenAIProvider(api_key="k").decode_response(body) == [
+        TextDelta("Hi"),
+        FinishEvent("stop", "stop"),
+    ]
+
+
+def test_text_with_calls_and_length_cut_in_one_body() -> None:
+    body = completion(
+        {
+            "role": "assistant",
+            "content": "Writing it.",
+            "tool_calls": [
+                {
+                    "id": "call_t1",
+                    "type": "function",
+                    "function": {"name": "write_note", "arguments": '{"text":"Dea'},
+                }
+            ],
+        },
+        "length",
+    )
+    assert OpenAIProvider(api_key="k").decode_response(body) == [
+        TextDelta("Writing it."),
+        ToolCallStart(0, "call_t1", "write_note"),
+        ToolCallDelta(0, '{"text":"Dea'),
+        ToolCallEnd(0),
+        FinishEvent("tool_calls", "length"),
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from aiwrapper import errors
+from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
     FinishEvent,
@@ -146,6 +147,8 @@ def test_keepalive_comments_and_crlf_line_ends() -> None:
         "keepalive_crlf.sse",
         "deepseek_reasoning.sse",
         "openrouter_reasoning_details.sse",
+        "length_partial_call.sse",
+        "azure_prompt_filter_crlf.sse",
     ],
 )
 @pytest.mark.parametrize("chunk_size", [1, 7, 64])
@@ -350,3 +353,133 @@ def test_a_repeated_finish_chunk_ends_each_call_once() -> None:
         ToolCallEnd(0, {}),
         FinishEvent("tool_calls", "tool_calls"),
     ]
+
+
+def test_a_call_cut_off_by_the_length_limit_is_ended_with_its_partial_arguments() -> None:
+    events = decode("length_partial_call.sse")
+    assert events == [
+        ToolCallStart(0, "call_t1", "write_note"),
+        ToolCallDelta(0, '{"text":"'),
+        ToolCallDelta(0, "Dear Ål"),
+        ToolCallEnd(0),
+        UsageEvent(
+            input_tokens=50,
+            output_tokens=16,
+            raw={"prompt_tokens": 50, "completion_tokens": 16, "total_tokens": 66},
+        ),
+        FinishEvent("tool_calls", "length"),
+    ]
+    # The truncated text is kept as is, so validation reports it instead of running the
+    # function with made-up arguments; the wire's "length" stays on the result.
+    assembler = Assembler("openai")
+    assembler.add_all(events)
+    (call,) = assembler.finish().tool_calls
+    assert (call.raw_arguments, call.arguments) == ('{"text":"Dear Ål', {})
+    assert (assembler.finish_reason, assembler.raw_finish_reason) == ("tool_calls", "length")
+
+
+def test_azure_prompt_filter_chunk_without_choices_is_skipped() -> None:
+    assert decode("azure_prompt_filter_crlf.sse") == [
+        TextDelta("Here is"),
+        UsageEvent(
+            input_tokens=20,
+            output_tokens=3,
+            raw={"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23},
+        ),
+        FinishEvent("content_filter", "content_filter"),
+    ]
+
+
+def test_a_null_error_key_is_not_an_error() -> None:
+    events = feed_all(
+        provider("openrouter"),
+        '{"choices":[{"index":0,"delta":{"content":"Hi"}}],"error":null}',
+        '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"error":null}',
+        "[DONE]",
+    )
+    assert events == [TextDelta("Hi"), FinishEvent("stop", "stop")]
+
+
+def test_usage_on_every_chunk_is_reported_each_time_and_the_last_counts() -> None:
+    events = feed_all(
+        provider("vllm"),
+        '{"choices":[{"index":0,"delta":{"content":"A"}}],"usage":'
+        '{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}',
+        '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":'
+        '{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}',
+        "[DONE]",
+    )
+    assert [type(e).__name__ for e in events] == [
+        "TextDelta",
+        "UsageEvent",
+        "UsageEvent",
+        "FinishEvent",
+    ]
+    last = events[2]
+    assert isinstance(last, UsageEvent)
+    assert (last.input_tokens, last.output_tokens) == (5, 2)
+
+
+def test_object_arguments_before_the_name_are_kept_as_json_text() -> None:
+    events = feed_all(
+        provider("lmstudio"),
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":'
+        '{"arguments":{"city":"Oslo"}}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"get_weather"}}]},'
+        '"finish_reason":"tool_calls"}]}',
+        "[DONE]",
+    )
+    assert events == [
+        ToolCallStart(0, "c1", "get_weather"),
+        ToolCallDelta(0, '{"city":"Oslo"}'),
+        ToolCallEnd(0),
+        FinishEvent("tool_calls", "tool_calls"),
+    ]
+
+
+def test_reasoning_details_after_the_finish_chunk_are_not_lost() -> None:
+    detail = {"type": "reasoning.encrypted", "data": "ZW5j", "index": 0}
+    events = feed_all(
+        provider("openrouter"),
+        '{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}',
+        json.dumps({"choices": [{"index": 0, "delta": {"reasoning_details": [detail]}}]}),
+        "[DONE]",
+    )
+    assert events == [
+        TextDelta("Hi"),
+        OpaquePartEvent(ProviderState("openrouter", {"reasoning_details": [detail]}), "thinking"),
+        FinishEvent("stop", "stop"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("error", "cls"),
+    [
+        ({"code": 401, "message": "No auth credentials found"}, errors.AuthenticationError),
+        ({"code": 402, "message": "Insufficient credits"}, errors.PermissionDeniedError),
+        ({"code": 429, "message": "Rate limited upstream"}, errors.RateLimitError),
+        ({"code": 503, "message": "No instances available"}, errors.OverloadedError),
+        ({"message": "Internal error", "type": "server_error", "code": None}, errors.ServerError),
+        (
+            {"message": "You exceeded your quota", "type": "insufficient_quota", "code": None},
+            errors.RateLimitError,
+        ),
+    ],
+)
+def test_errors_inside_a_stream_keep_their_class(
+    error: dict[str, object], cls: type[errors.ProviderError]
+) -> None:
+    with pytest.raises(cls) as info:
+        feed_all(provider("openrouter"), json.dumps({"error": error}))
+    assert type(info.value) is cls
+    assert info.value.message == error["message"]
+    assert info.value.provider == "openrouter"
+
+
+def test_vllm_error_with_a_status_code_mid_stream_is_a_bad_request() -> None:
+    payload = (
+        '{"object":"error","message":"context too long","type":"BadRequestError",'
+        '"param":null,"code":400}'
+    )
+    with pytest.raises(errors.BadRequestError, match="context too long"):
+        feed_all(provider("vllm"), payload)
