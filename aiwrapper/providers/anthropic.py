@@ -12,10 +12,14 @@ Decisions where the wire leaves a choice:
 
 * ``max_tokens`` is always sent. Left unset, it is ``default_max_tokens`` plus the thinking
   budget (or, for adaptive thinking, the budget matching the effort), so thinking never eats
-  the answer. Set by the user, it must exceed a thinking budget, else ``ConfigError``.
-* A forced ``function_call`` (``"required"`` or a name) with thinking on, a ``temperature``
-  other than 1 or a ``top_p`` below 0.95 with thinking on, and any sampling parameter on a
-  model that removed them (Opus 4.7+) are ``ConfigError`` before the request.
+  the answer. Set by the user, it must exceed a budget the user gave, else ``ConfigError``; a
+  budget picked for ``True`` or an effort is fitted into it (at most half).
+* A forced ``function_call`` (``"required"`` or a name) with thinking on, with no tools, or
+  naming a tool not sent; a ``temperature`` other than 1 or a ``top_p`` below 0.95 with
+  thinking on; both ``temperature`` and ``top_p`` on models from Opus 4.1 on; any sampling
+  parameter on a model that removed them (Opus 4.7+); and thinking on while the calls
+  awaiting results were made without Anthropic thinking (another provider's) are
+  ``ConfigError`` before the request.
 * HTTP 402 ``billing_error`` maps to ``PermissionDeniedError``: the key is valid but the
   account may not use the API until billing is fixed, and retrying cannot help.
 """
@@ -28,9 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .. import errors
-from ..events import (
-    Event,
-)
+from ..events import Event
 from ..messages import (
     LangMessage,
     OpaquePart,
@@ -42,7 +44,13 @@ from ..messages import (
 )
 from ..options import LangOptions
 from .anthropic_decode import NAME, AnthropicStreamDecoder
-from .anthropic_models import encode_sampling, encode_thinking, encode_tool_choice, family_for
+from .anthropic_models import (
+    check_thinking_turn,
+    encode_sampling,
+    encode_thinking,
+    encode_tool_choice,
+    family_for,
+)
 from .base import (
     HttpCall,
     ProviderRequest,
@@ -90,13 +98,24 @@ class AnthropicProvider:
         self.default_max_tokens = default_max_tokens
 
     def encode(self, request: ProviderRequest) -> HttpCall:
-        """The Messages request for one round."""
+        """The Messages request for one round.
+
+        A history holding ``tool_use``/``tool_result`` blocks is sent without ``tools`` when
+        the round declares none: the API once answered that with 400 "Requests which include
+        `tool_use` or `tool_result` blocks must define tools" (anthropic-sdk-python#494), but
+        has accepted it since 2025-02-27 (API release notes; maintainer's answer in
+        anthropic-sdk-python#849), so no stub declarations are invented for it.
+        """
         options = request.options
         family = family_for(request.model)
-        thinking, reserve = encode_thinking(options.thinking, family)
+        thinking, reserve = encode_thinking(options.thinking, family, max_tokens=options.max_tokens)
         extra_thinking = (options.extra_body or {}).get("thinking")
         thinking_on = bool(thinking) or _enabled(extra_thinking)
         system, messages = encode_messages(request.messages, thinking=thinking_on)
+        if thinking_on:
+            check_thinking_turn(messages, _own_call_ids(request.messages))
+        names = [tool.name for tool in request.tools]
+        choice = encode_tool_choice(options, names, thinking_on=thinking_on)
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": self._max_tokens(options, thinking, reserve),
@@ -106,9 +125,8 @@ class AnthropicProvider:
             body["system"] = system
         if request.tools:
             body["tools"] = [tool.schema_for("anthropic") for tool in request.tools]
-            choice = encode_tool_choice(options, thinking_on=thinking_on)
-            if choice is not None:
-                body["tool_choice"] = choice
+        if choice is not None:
+            body["tool_choice"] = choice
         body.update(encode_sampling(options, family, request.model, thinking_on=thinking_on))
         body.update(thinking)
         if request.stream:
@@ -236,6 +254,17 @@ def encode_messages(
         # protocols.md 2.5: inside the user message, every tool_result block comes first.
         entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
     return "\n\n".join(text for text in system if text), out
+
+
+def _own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
+    """Wire ids of the calls this provider made (the ones that can carry its thinking)."""
+    return {
+        wire_id(part.call.id)
+        for message in messages
+        if message.role == "assistant"
+        for part in message.parts
+        if isinstance(part, ToolCallPart) and part.call.provider == NAME
+    }
 
 
 def _tool_result(message: LangMessage) -> dict[str, Any]:

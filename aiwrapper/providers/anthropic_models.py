@@ -4,14 +4,20 @@ Anthropic changed the thinking request shape across generations (protocols.md 2.
 and the 4.x models up to 4.5 take ``{"type": "enabled", "budget_tokens": N}``; the 4.6 models add
 ``{"type": "adaptive"}`` with ``output_config.effort`` (budgets still accepted, deprecated); Opus
 4.7 and later accept only the adaptive form, reject ``temperature``/``top_p``/``top_k`` and hide
-thinking text unless ``display: "summarized"`` is asked for. This module owns that table, the
-lookup from a model id, and the request fields that depend on it and on thinking (thinking,
-sampling, ``tool_choice``); the rest of the request, and all decoding, is ``anthropic.py``'s.
+thinking text unless ``display: "summarized"`` is asked for. From Opus 4.1 on, ``temperature``
+and ``top_p`` may no longer be sent together (400 "`temperature` and `top_p` cannot both be
+specified for this model"; confirmed by public reports against Sonnet/Haiku 4.5, Opus 4.1 and
+Sonnet 4.6, e.g. BerriAI/litellm#15097, cloud-apim/otoroshi-llm-extension#140, and the API
+release notes). This module owns that table, the
+lookup from a model id, the request fields that depend on it and on thinking (thinking,
+sampling, ``tool_choice``), and the check that a tool loop may go on with thinking on; the rest
+of the request, and all decoding, is ``anthropic.py``'s.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,6 +32,7 @@ __all__ = [
     "MIN_BUDGET",
     "ModelFamily",
     "budget_to_effort",
+    "check_thinking_turn",
     "encode_sampling",
     "encode_thinking",
     "encode_tool_choice",
@@ -44,20 +51,26 @@ class ModelFamily:
             efforts and ``True`` use adaptive, ints a budget) or ``"adaptive_only"``.
         sampling: False when the model rejects ``temperature`` and ``top_p`` outright.
         display: The ``thinking.display`` value to send, when the model's default hides text.
+        one_sampler: True when ``temperature`` and ``top_p`` may not be sent together.
     """
 
     thinking: ThinkingForm
     sampling: bool = True
     display: str | None = None
+    one_sampler: bool = False
 
 
 BUDGET = ModelFamily("budget")
-ADAPTIVE = ModelFamily("adaptive")
+BUDGET_ONE_SAMPLER = ModelFamily("budget", one_sampler=True)
+ADAPTIVE = ModelFamily("adaptive", one_sampler=True)
 ADAPTIVE_ONLY = ModelFamily("adaptive_only", sampling=False, display="summarized")
+# An id we cannot read: the most permissive shape, so the API itself decides.
+UNKNOWN = ModelFamily("adaptive")
 
 # Oldest version first: a model uses the last generation whose version it reaches.
 _GENERATIONS: tuple[tuple[tuple[int, int], ModelFamily], ...] = (
     ((0, 0), BUDGET),
+    ((4, 1), BUDGET_ONE_SAMPLER),
     ((4, 6), ADAPTIVE),
     ((4, 7), ADAPTIVE_ONLY),
 )
@@ -91,7 +104,7 @@ def family_for(model: str) -> ModelFamily:
     """
     version = _version(model)
     if version is None:
-        return ADAPTIVE
+        return UNKNOWN
     family = BUDGET
     for since, candidate in _GENERATIONS:
         if version >= since:
@@ -108,12 +121,17 @@ def budget_to_effort(budget: int) -> str:
     return "high"
 
 
-def encode_thinking(value: object, family: ModelFamily) -> tuple[dict[str, Any], int]:
+def encode_thinking(
+    value: object, family: ModelFamily, *, max_tokens: int | None = None
+) -> tuple[dict[str, Any], int]:
     """The body fields for the ``thinking`` option, and the tokens to reserve for it.
 
     ``True`` is the model's default thinking (a medium budget on budget-only models), an int a
     token budget (the nearest effort on adaptive-only models), an effort a budget from
     ``BUDGETS`` or ``output_config.effort``. The reserve is added to a default ``max_tokens``.
+    A budget this SDK picked (for ``True`` or an effort) is fitted into an explicit
+    ``max_tokens``: at most half of it, so the answer keeps room (thinking tokens count toward
+    ``max_tokens``); a budget the user gave is sent as given and checked by the caller.
     """
     if value is None or value is False or value == 0:
         return {}, 0  # omit the field: some models reject an explicit {"type": "disabled"}
@@ -128,8 +146,21 @@ def encode_thinking(value: object, family: ModelFamily) -> tuple[dict[str, Any],
             f"thinking must be True, a token budget or 'low'/'medium'/'high', not {value!r}"
         )
     if family.thinking == "budget":
-        return _budget_fields(BUDGETS[effort or "medium"], family), BUDGETS[effort or "medium"]
+        budget = _fit(BUDGETS[effort or "medium"], max_tokens)
+        return _budget_fields(budget, family), budget
     return _adaptive_fields(effort, family), BUDGETS[effort or "high"]
+
+
+def _fit(budget: int, max_tokens: int | None) -> int:
+    if max_tokens is None:
+        return budget
+    if max_tokens <= MIN_BUDGET:
+        raise errors.ConfigError(
+            f"max_tokens ({max_tokens}) leaves no room for Anthropic thinking: budgets start "
+            f"at {MIN_BUDGET} tokens and count toward max_tokens; raise max_tokens or turn "
+            "thinking off"
+        )
+    return max(MIN_BUDGET, min(budget, max_tokens // 2))
 
 
 def _budget_thinking(budget: int, family: ModelFamily) -> tuple[dict[str, Any], int]:
@@ -169,6 +200,8 @@ def encode_sampling(
         fields["top_p"] = options.top_p
     if fields and not family.sampling:
         raise errors.ConfigError(f"{model} does not accept temperature or top_p; leave them unset")
+    if len(fields) == 2 and family.one_sampler:
+        raise errors.ConfigError(f"{model} does not accept temperature and top_p together; set one")
     # Extended thinking: temperature may only be 1 and top_p only within [0.95, 1].
     if thinking_on and fields.get("temperature", 1) != 1:
         raise errors.ConfigError("Anthropic thinking requires temperature unset or 1")
@@ -181,16 +214,33 @@ def encode_sampling(
     return fields
 
 
-def encode_tool_choice(options: LangOptions, *, thinking_on: bool) -> dict[str, Any] | None:
-    """``tool_choice`` from ``function_call`` and ``parallel_tool_calls`` (None: send none)."""
+def encode_tool_choice(
+    options: LangOptions, names: Sequence[str], *, thinking_on: bool
+) -> dict[str, Any] | None:
+    """``tool_choice`` from ``function_call`` and ``parallel_tool_calls`` (None: send none).
+
+    ``names`` are the tools sent. Forcing a call with no tools, or naming a tool that is not
+    sent, is a ``ConfigError``: the API answers 400, and dropping the choice would silently
+    lose the user's intent.
+    """
     choice = tool_choice(options.function_call)
-    if thinking_on and choice is not None and choice.mode in ("required", "named"):
+    forced = choice is not None and choice.mode in ("required", "named")
+    if forced and not names:
+        raise errors.ConfigError(
+            f"function_call={options.function_call!r} forces a call, but no functions were given"
+        )
+    if choice is not None and choice.mode == "named" and choice.name not in names:
+        raise errors.ConfigError(
+            f"function_call names {choice.name!r}, which is not among the functions given: "
+            f"{', '.join(names)}"
+        )
+    if thinking_on and forced:
         # protocols.md 2.3: "Thinking may not be enabled when tool_choice forces tool use".
         raise errors.ConfigError(
             "Anthropic does not allow forcing a tool call (function_call="
             f"{options.function_call!r}) while thinking is on; use 'auto' or turn thinking off"
         )
-    if choice is None and options.parallel_tool_calls is not False:
+    if not names or (choice is None and options.parallel_tool_calls is not False):
         return None
     mode = choice.mode if choice is not None else "auto"
     if mode == "none":
@@ -201,3 +251,40 @@ def encode_tool_choice(options: LangOptions, *, thinking_on: bool) -> dict[str, 
     if options.parallel_tool_calls is False:
         wire["disable_parallel_tool_use"] = True
     return wire
+
+
+def check_thinking_turn(messages: Sequence[dict[str, Any]], own_ids: set[str]) -> None:
+    """Refuse, before the request, a tool loop the API will reject while thinking is on.
+
+    protocols.md 2.6 (confirmed: the 400 "Expected `thinking` or `redacted_thinking`, but found
+    `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a
+    thinking block", reported in many trackers, e.g. OpenRouterTeam/ai-sdk-provider#162): when
+    the request ends with tool results, the assistant turn that made the calls must open with
+    a thinking block. Calls made by another provider (or built by hand) can never have one.
+    Only those are refused here; a turn Claude made itself is left to the API to judge.
+    """
+    if not messages or not _has_block(messages[-1], "tool_result"):
+        return
+    start = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "user" and not _has_block(m, "tool_result")
+        ),
+        default=-1,
+    )
+    turn = [m for m in messages[start + 1 :] if m["role"] == "assistant"]
+    if not turn or turn[0]["content"][0].get("type") in ("thinking", "redacted_thinking"):
+        return
+    ids = {b.get("id") for m in turn for b in m["content"] if b.get("type") == "tool_use"}
+    if ids and not ids & own_ids:
+        raise errors.ConfigError(
+            "thinking is on, but the tool calls awaiting their results were made without "
+            "Anthropic thinking (by another provider, or built by hand); Anthropic rejects that "
+            "while thinking is on. Send this request with thinking=False, or finish the tool "
+            "loop first and turn thinking on for the next user message"
+        )
+
+
+def _has_block(message: dict[str, Any], kind: str) -> bool:
+    return message["role"] == "user" and any(b.get("type") == kind for b in message["content"])

@@ -1,9 +1,11 @@
 """The Google Gemini provider: the Generative Language API and Vertex AI (protocols.md §3).
 
-Owns the endpoint (URL per API, model and streaming mode), authentication headers, and the
-``Provider`` interface over three helpers: ``gemini_encode`` builds request bodies,
-``gemini_decode`` turns answers into neutral events, ``gemini_errors`` maps Google's error
-bodies. No I/O here: sending and SSE framing belong to ``http.py`` and ``framing.py``.
+Owns the endpoint (URL per API, model and streaming mode), authentication headers, the request
+body's options (tools, ``toolConfig``, ``generationConfig`` with ``thinkingConfig``, per model
+generation), and the ``Provider`` interface over three helpers: ``gemini_encode`` encodes the
+conversation, ``gemini_decode`` turns answers into neutral events, ``gemini_errors`` maps
+Google's error bodies. No I/O here: sending and SSE framing belong to ``http.py`` and
+``framing.py``.
 
 Vertex AI takes the same bodies and answers; only the URL and the credentials differ
 (``VertexConfig``). A bearer token is supplied by the user (no Google auth library is used);
@@ -12,21 +14,42 @@ a Vertex "express mode" API key goes in ``x-goog-api-key`` like a Gemini API key
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ProviderError
 from ..events import Event
-from .base import HttpCall, ProviderRequest
+from .base import HttpCall, ProviderRequest, tool_choice
 from .gemini_decode import GeminiStreamDecoder
-from .gemini_encode import PROVIDER, encode_body
+from .gemini_encode import PROVIDER, encode_contents, encode_system
 from .gemini_errors import error_from_response
 
-__all__ = ["DEFAULT_BASE_URL", "GeminiProvider", "GeminiStreamDecoder", "VertexConfig"]
+if TYPE_CHECKING:
+    from ..options import LangOptions
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "GeminiProvider",
+    "GeminiStreamDecoder",
+    "VertexConfig",
+    "encode_body",
+    "encode_thinking",
+    "is_legacy",
+]
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _DIALECTS = ("gemini", "gemini-json")
+_LEVELS = ("minimal", "low", "medium", "high")
+_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+# Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
+# thinking docs: "If you use the thinking_level parameter with a model earlier than Gemini 3,
+# the model returns an error"), so an effort becomes a budget there. The values are those of
+# Google's OpenAI-compatible endpoint for reasoning_effort; "minimal" is 512, the highest
+# floor of the 2.5 family (Flash-Lite), so it is valid on every 2.5 model.
+_LEGACY_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+_GENERATION = re.compile(r"gemini-(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,3 +169,135 @@ class GeminiProvider:
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> ProviderError:
         """The exception for an HTTP error answer (``google.rpc.Status`` body)."""
         return error_from_response(status, body, headers)
+
+
+# --- request body ----------------------------------------------------------------------
+
+
+def is_legacy(model: str) -> bool:
+    """Whether ``model`` is a Gemini before 3 (budgets, unvalidated thought signatures).
+
+    An id we cannot read (an alias like ``gemini-flash-latest``, a tuned model) is treated as
+    current, the shape Google documents for new models.
+    """
+    match = _GENERATION.search(model.lower())
+    return match is not None and int(match.group(1)) < 3
+
+
+def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
+    """The JSON body of a ``generateContent`` / ``streamGenerateContent`` request.
+
+    Args:
+        request: The round to encode.
+        dialect: The tool schema dialect, ``"gemini"`` or ``"gemini-json"``.
+
+    Raises:
+        ConfigError: An option Gemini cannot honour (see ``encode_tool_config``,
+            ``encode_thinking``, and ``parallel_tool_calls=False``), or a conversation it
+            would reject (see ``gemini_encode.encode_contents``).
+    """
+    options = request.options
+    _check_parallel(options)
+    legacy = is_legacy(request.model)
+    body: dict[str, Any] = {"contents": encode_contents(request.messages, placeholders=not legacy)}
+    system = encode_system(request.messages)
+    if system is not None:
+        body["systemInstruction"] = system
+    if request.tools:
+        declarations = [tool.schema_for(dialect) for tool in request.tools]
+        body["tools"] = [{"functionDeclarations": declarations}]
+    tool_config = encode_tool_config(options, [tool.name for tool in request.tools])
+    if tool_config is not None:
+        body["toolConfig"] = tool_config
+    generation = encode_generation_config(options, legacy=legacy)
+    if generation:
+        body["generationConfig"] = generation
+    body.update(options.extra_body or {})  # extra_body is a shallow merge, applied last
+    return body
+
+
+def _check_parallel(options: LangOptions) -> None:
+    # §3.3: Gemini has no switch for parallel calls. Dropping the user's explicit False would
+    # be a silent downgrade, so refuse it; ``parallel=False`` still runs calls one by one.
+    if options.parallel_tool_calls is False:
+        raise ConfigError(
+            "Gemini has no way to forbid parallel function calls (parallel_tool_calls=False); "
+            "leave parallel_tool_calls unset, or use parallel=False to run calls one at a time"
+        )
+
+
+def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, Any] | None:
+    """``toolConfig.functionCallingConfig`` from ``function_call`` (§3.3), or None when unset.
+
+    Without declarations nothing is sent: Gemini answers a ``toolConfig`` alone with 400
+    "Function calling config is set without function_declarations".
+
+    Raises:
+        ConfigError: A call is forced but no tools are sent, or the named tool is not sent.
+    """
+    choice = tool_choice(options.function_call)
+    if choice is None:
+        return None
+    if not names:
+        if choice.mode in ("auto", "none"):
+            return None  # nothing to call: the mode is moot
+        raise ConfigError(f"function_call={options.function_call!r} but no functions were given")
+    if choice.mode == "named":
+        if choice.name not in names:
+            raise ConfigError(
+                f"function_call names {choice.name!r}, which is not among the functions "
+                f"given: {', '.join(names)}"
+            )
+        config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice.name]}
+    else:
+        config = {"mode": _MODES[choice.mode]}
+    return {"functionCallingConfig": config}
+
+
+def encode_generation_config(options: LangOptions, *, legacy: bool = False) -> dict[str, Any]:
+    """``generationConfig``: sampling, output cap, stop sequences and thinking."""
+    config: dict[str, Any] = {}
+    if options.temperature is not None:
+        config["temperature"] = options.temperature
+    if options.max_tokens is not None:
+        config["maxOutputTokens"] = options.max_tokens
+    if options.top_p is not None:
+        config["topP"] = options.top_p
+    if options.stop is not None:
+        stop = options.stop
+        config["stopSequences"] = [stop] if isinstance(stop, str) else list(stop)
+    thinking = encode_thinking(options.thinking, legacy=legacy)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    return config
+
+
+def encode_thinking(value: object, *, legacy: bool = False) -> dict[str, Any] | None:
+    """``thinkingConfig`` for the ``thinking`` option (§3.6); budget and level never both.
+
+    ``True`` asks for thought summaries with the model's default thinking; an int is a
+    ``thinkingBudget`` (``-1`` dynamic; Gemini 3 still takes budgets); ``"minimal"``/
+    ``"low"``/``"medium"``/``"high"`` is a ``thinkingLevel`` on Gemini 3 and a budget from
+    ``_LEGACY_BUDGETS`` on ``legacy`` (2.x) models. ``False`` or ``0`` sends
+    ``thinkingBudget: 0``, Gemini's way to switch thinking off (models that cannot, such as
+    2.5 Pro, answer 400: not silently changed here), without ``includeThoughts``.
+
+    Raises:
+        ConfigError: A string that is not a thinking level, or a budget below -1.
+    """
+    if value is None:
+        return None
+    if value is True:
+        return {"includeThoughts": True}
+    if value is False or value == 0:
+        return {"thinkingBudget": 0}
+    if isinstance(value, int) and value >= -1:
+        return {"includeThoughts": True, "thinkingBudget": value}
+    if isinstance(value, str) and value.lower() in _LEVELS:
+        if legacy:
+            return {"includeThoughts": True, "thinkingBudget": _LEGACY_BUDGETS[value.lower()]}
+        return {"includeThoughts": True, "thinkingLevel": value.upper()}
+    raise ConfigError(
+        f"thinking={value!r} is not valid for Gemini: use True, a token budget (int, -1 for "
+        f"dynamic), or one of {', '.join(_LEVELS)}"
+    )

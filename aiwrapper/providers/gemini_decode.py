@@ -4,9 +4,10 @@ Owns protocols.md §3.4, §3.6-3.8 on the way back: every ``GenerateContentRespo
 read part by part, in order. Text parts become ``TextDelta``, ``thought`` parts
 ``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, and parts the SDK
 does not interpret are kept verbatim as opaque parts. A ``thoughtSignature`` stays on the part it
-arrived with (``PartStateEvent``). Usage is cumulative (the last chunk wins); the finish reason is
-remembered and emitted by ``close()``, because Gemini has no end marker and may still send
-usage after it. Error mapping lives in ``gemini_errors.py``.
+arrived with (``PartStateEvent``). Usage is cumulative (the last chunk wins, and an event goes
+out only when it changed); the finish reason is remembered and emitted by ``close()``, because
+Gemini has no end marker and may still send usage after it. Error mapping lives in
+``gemini_errors.py``.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class GeminiStreamDecoder:
     def __init__(self) -> None:
         self._calls = 0
         self._finish: str | None = None
-        self._usage: tuple[Any, UsageEvent] | None = None  # the last usageMetadata, decoded
+        self._usage: Any = None  # the last usageMetadata seen
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE event's data (Gemini sends no ``event:`` names)."""
@@ -131,8 +132,11 @@ class GeminiStreamDecoder:
             events = []
             _raise_if_blocked(payload)
         usage = payload.get("usageMetadata")
-        if usage:
-            events.append(self._usage_event(usage))
+        if usage and usage != self._usage:
+            # §3.7: every chunk repeats the cumulative usageMetadata; the last one holds the
+            # totals. An event goes out only when it changed: the assembler keeps the last.
+            self._usage = usage
+            events.append(usage_event(usage))
         return events
 
     def _candidate(self, candidate: Mapping[str, Any]) -> list[Event]:
@@ -151,15 +155,6 @@ class GeminiStreamDecoder:
             self._finish = str(candidate["finishReason"])
         return events
 
-    def _usage_event(self, usage: Any) -> UsageEvent:
-        # Gemini repeats usageMetadata in every chunk, mostly unchanged. An equal one reuses
-        # the event already built (it is frozen, so sharing it is safe): same events, and no
-        # dict copy and int conversions per chunk.
-        last = self._usage
-        if last is None or usage != last[0]:
-            last = self._usage = (usage, usage_event(usage))
-        return last[1]
-
     def _part(self, part: Mapping[str, Any]) -> list[Event]:
         signature = part.get("thoughtSignature")
         if "functionCall" in part:
@@ -176,6 +171,14 @@ class GeminiStreamDecoder:
     def _call(self, call: Mapping[str, Any], signature: str | None) -> list[Event]:
         # §3.7: calls arrive whole, without an index; parallel calls may be split across
         # chunks, so number them in arrival order over the whole response.
+        if "partialArgs" in call or call.get("willContinue"):
+            # Vertex's streamFunctionCallArguments splits one call over chunks; read as whole
+            # calls, each fragment would run as a call of its own.
+            raise StreamError(
+                "Gemini streamed function-call arguments in pieces (partialArgs); this SDK "
+                "reads whole calls: leave toolConfig.functionCallingConfig."
+                "streamFunctionCallArguments unset"
+            )
         index = self._calls
         self._calls += 1
         args = call.get("args") or {}

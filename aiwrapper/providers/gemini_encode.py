@@ -1,17 +1,17 @@
-"""Request bodies for the Gemini wire (Generative Language API and Vertex AI).
+"""The conversation on the Gemini wire: ``contents`` and ``systemInstruction``.
 
-Owns the translation of a neutral ``ProviderRequest`` into a ``generateContent`` body
-(protocols.md §3.1-3.6): ``contents`` with an explicit ``user``/``model`` role on every entry,
-``systemInstruction``, ``functionDeclarations``, ``toolConfig`` and ``generationConfig``, and the
-replay of thought signatures on the exact part they came with. URLs, headers and error mapping
-live in ``gemini.py``; decoding answers lives in ``gemini_decode.py``.
+Owns protocols.md §3.4-3.6 on the way out: ``user``/``model`` roles on every content, model
+turns replayed part by part with every ``thoughtSignature`` on the part it came with, the
+placeholder signature for function calls Gemini never signed, ids echoed only when Gemini
+issued them, and every tool result of a turn grouped into the one ``user`` content that follows
+the call turn. The rest of the body (tools, configs) is built in ``gemini.py``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ConfigError
 from ..messages import (
@@ -24,63 +24,14 @@ from ..messages import (
     ToolCallPart,
 )
 from ..result import FunctionCall
-from .base import ProviderRequest, tool_choice
 
-if TYPE_CHECKING:
-    from ..options import LangOptions
-
-__all__ = ["PROVIDER", "SKIP_SIGNATURE", "encode_body", "encode_thinking"]
+__all__ = ["PROVIDER", "SKIP_SIGNATURE", "encode_contents", "encode_system"]
 
 PROVIDER = "gemini"
 SKIP_SIGNATURE = "skip_thought_signature_validator"
-"""The documented placeholder signature for function calls Gemini never produced (§3.6)."""
+"""The documented placeholder signature for function calls Gemini never signed (§3.6)."""
 
-_LEVELS = ("minimal", "low", "medium", "high")
-_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
-
-# call id -> (the call, whether Gemini itself issued that id)
-_CallIndex = dict[str, tuple[FunctionCall, bool]]
-
-
-def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
-    """The JSON body of a ``generateContent`` / ``streamGenerateContent`` request.
-
-    Args:
-        request: The round to encode.
-        dialect: The tool schema dialect, ``"gemini"`` or ``"gemini-json"``.
-
-    Raises:
-        ConfigError: An option Gemini cannot honour (see ``encode_tool_config``,
-            ``encode_thinking``, and ``parallel_tool_calls=False``).
-    """
-    options = request.options
-    _check_parallel(options)
-    body: dict[str, Any] = {"contents": encode_contents(request.messages)}
-    system = encode_system(request.messages)
-    if system is not None:
-        body["systemInstruction"] = system
-    names = [tool.name for tool in request.tools]
-    if request.tools:
-        declarations = [tool.schema_for(dialect) for tool in request.tools]
-        body["tools"] = [{"functionDeclarations": declarations}]
-    tool_config = encode_tool_config(options, names)
-    if tool_config is not None:
-        body["toolConfig"] = tool_config
-    generation = encode_generation_config(options)
-    if generation:
-        body["generationConfig"] = generation
-    body.update(options.extra_body or {})  # extra_body is a shallow merge, applied last
-    return body
-
-
-def _check_parallel(options: LangOptions) -> None:
-    # §3.3: Gemini has no switch for parallel calls. Dropping the user's explicit False would
-    # be a silent downgrade, so refuse it; ``parallel=False`` still runs calls one by one.
-    if options.parallel_tool_calls is False:
-        raise ConfigError(
-            "Gemini has no way to forbid parallel function calls (parallel_tool_calls=False); "
-            "leave parallel_tool_calls unset, or use parallel=False to run calls one at a time"
-        )
+Content = dict[str, Any]
 
 
 def encode_system(messages: Sequence[LangMessage]) -> dict[str, Any] | None:
@@ -89,212 +40,180 @@ def encode_system(messages: Sequence[LangMessage]) -> dict[str, Any] | None:
     return {"parts": parts} if parts else None
 
 
-def encode_contents(messages: Sequence[LangMessage]) -> list[dict[str, Any]]:
-    """``contents``: user and model turns; consecutive tool results become ONE user content."""
-    calls = _index_calls(messages)
-    contents: list[dict[str, Any]] = []
-    responses: list[dict[str, Any]] = []
+def encode_contents(messages: Sequence[LangMessage], *, placeholders: bool = True) -> list[Content]:
+    """``contents``: user and model turns, each turn's tool results in ONE user content.
+
+    Args:
+        messages: The conversation (system messages are skipped: see ``encode_system``).
+        placeholders: Put the placeholder signature on call turns that carry none. Off for
+            models before Gemini 3, which never validate signatures.
+
+    Raises:
+        ConfigError: A tool result that names no function, or a call turn whose number of
+            results differs from its number of calls (Gemini answers 400 to both).
+    """
+    contents = _Contents(placeholders)
     for message in messages:
         if message.role == "tool":
-            responses.append(_function_response(message, calls))
-            continue
-        if responses:
-            # §3.5: all responses of a turn go back in one user content, in call order.
-            contents.append({"role": "user", "parts": responses})
-            responses = []
-        if message.role == "user":
-            contents.append({"role": "user", "parts": _user_parts(message)})
+            contents.add_result(message)
+        elif message.role == "user":
+            contents.add_user(message)
         elif message.role == "assistant":
-            parts = _model_parts(message)
-            if parts:  # an empty parts list is a 400; a turn of only foreign thinking vanishes
-                contents.append({"role": "model", "parts": parts})
-    if responses:
-        contents.append({"role": "user", "parts": responses})
-    return contents
+            contents.add_model(message)
+    return contents.finish()
 
 
-def _user_parts(message: LangMessage) -> list[dict[str, Any]]:
-    parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart)]
-    return parts or [{"text": ""}]
+class _Contents:
+    """Builds ``contents`` in order, holding back what must wait for a turn's results.
 
-
-def _is_gemini_turn(message: LangMessage) -> bool:
-    """Whether Gemini produced this turn: some part carries Gemini state.
-
-    The decoder marks every function call Gemini makes with Gemini state (a signature, or an
-    empty marker), so any turn with Gemini calls qualifies.
+    §3.5: the results of a call turn go in the user content right after it (400 "function
+    response turn comes immediately after a function call turn", and "the number of function
+    response parts is equal to the number of function call parts"). User text that sits
+    between a call turn and its results is sent after them, in its own content: folding text
+    into the function-response content is rejected by newer models (reported in
+    langchain-ai/langchainjs#11477 and vellum-ai/vellum-assistant#39495), while consecutive
+    user contents have been accepted since late 2024 (zuisong/gemini-openai-proxy#83).
     """
-    return any(p.state is not None and p.state.provider == PROVIDER for p in message.parts)
+
+    def __init__(self, placeholders: bool) -> None:
+        self.placeholders = placeholders
+        self.out: list[Content] = []
+        self.calls: dict[str, tuple[str, bool]] = {}  # call id -> (name, id issued by Gemini)
+        self.awaiting = 0  # calls of the last model content, to be answered
+        self.responses: list[dict[str, Any]] = []
+        self.held: list[dict[str, Any]] = []  # user parts waiting for the results
+
+    def add_result(self, message: LangMessage) -> None:
+        self.responses.append(self._response(message))
+
+    def add_user(self, message: LangMessage) -> None:
+        # Gemini rejects empty text ("Unable to submit request because it has an empty text
+        # parameter"), so a message without text is left out rather than sent as "".
+        parts = [{"text": p.text} for p in message.parts if isinstance(p, TextPart) and p.text]
+        if self.awaiting > len(self.responses):
+            self.held += parts
+            return
+        self._flush()
+        if parts:
+            self._append({"role": "user", "parts": parts})
+
+    def add_model(self, message: LangMessage) -> None:
+        self._flush()
+        parts = self._model_parts(message)
+        if parts:  # an empty parts list is a 400; a turn of only foreign thinking vanishes
+            self._append({"role": "model", "parts": parts})
+            self.awaiting += sum("functionCall" in part for part in parts)
+
+    def finish(self) -> list[Content]:
+        self._flush()
+        return self.out
+
+    def _flush(self) -> None:
+        if self.awaiting or self.responses:
+            if len(self.responses) != self.awaiting:
+                raise ConfigError(
+                    f"a model turn made {self.awaiting} function call(s) but "
+                    f"{len(self.responses)} result(s) follow it; Gemini needs exactly one "
+                    "result per call, right after the turn"
+                )
+            self.out.append({"role": "user", "parts": self.responses})
+        if self.held:
+            self.out.append({"role": "user", "parts": self.held})
+        self.awaiting, self.responses, self.held = 0, [], []
+
+    def _append(self, content: Content) -> None:
+        # Consecutive user texts, or model turns, go in one content: a call turn must follow
+        # a user or function-response turn. Function-response contents are never merged.
+        last = self.out[-1] if self.out else None
+        if last is not None and last["role"] == content["role"] and not _is_responses(last):
+            last["parts"].extend(content["parts"])
+        else:
+            self.out.append(content)
+
+    def _model_parts(self, message: LangMessage) -> list[dict[str, Any]]:
+        gemini_turn = any(_own(p.state) is not None for p in message.parts)
+        parts: list[dict[str, Any]] = []
+        for part in message.parts:
+            encoded = _model_part(part, gemini_turn)
+            if encoded is None:
+                continue
+            if isinstance(part, ToolCallPart):
+                issued = _own(part.state) is not None and not part.call.synthetic_id
+                self.calls[part.call.id] = (part.call.name, issued)
+                encoded = {"functionCall": _function_call(part.call, issued), **encoded}
+            parts.append(encoded)
+        calls = [p for p in parts if "functionCall" in p]
+        if self.placeholders and calls and not any("thoughtSignature" in p for p in calls):
+            # §3.6: Gemini 3 signs the first call of every step it makes; calls it never
+            # signed (another provider's, hand-built, or an older Gemini's) get the
+            # documented placeholder on the first call part, or the request is a 400.
+            calls[0]["thoughtSignature"] = SKIP_SIGNATURE
+        return parts
+
+    def _response(self, message: LangMessage) -> dict[str, Any]:
+        # The most recent call with this id: ids from other providers may repeat over turns.
+        name, issued = self.calls.get(message.tool_call_id or "", (None, False))
+        name = message.name or name
+        if not name:
+            raise ConfigError(
+                f"tool result {message.tool_call_id!r} names no function; "
+                "Gemini needs the function name in every functionResponse"
+            )
+        # §3.5: ``response`` must be a JSON object: {"output": ...} or {"error": ...}.
+        if message.is_error:
+            response: dict[str, Any] = {"error": message.content}
+        else:
+            response = {"output": _json_or_text(message.content)}
+        body: dict[str, Any] = {"name": name, "response": response}
+        if issued:  # §5.3: never send Gemini an id it did not issue
+            body = {"id": message.tool_call_id, **body}
+        return {"functionResponse": body}
 
 
-def _signature(state: ProviderState | None) -> str | None:
-    if state is None or state.provider != PROVIDER:
-        return None
-    value = state.data.get("thoughtSignature")
-    return value if isinstance(value, str) else None
+def _is_responses(content: Content) -> bool:
+    return any("functionResponse" in part for part in content["parts"])
 
 
-def _model_parts(message: LangMessage) -> list[dict[str, Any]]:
-    gemini_turn = _is_gemini_turn(message)
-    needs_placeholder = not gemini_turn
-    parts: list[dict[str, Any]] = []
-    for part in message.parts:
-        encoded = _model_part(part, gemini_turn)
-        if encoded is None:
-            continue
-        if needs_placeholder and "functionCall" in encoded:
-            # §3.6: calls Gemini never produced get the documented dummy signature on the
-            # first call part of the turn, or Gemini 3 rejects the history.
-            encoded["thoughtSignature"] = SKIP_SIGNATURE
-            needs_placeholder = False
-        parts.append(encoded)
-    return parts
+def _own(state: ProviderState | None) -> dict[str, Any] | None:
+    """The state's payload when Gemini made it (every Gemini call carries some, maybe {})."""
+    return state.data if state is not None and state.provider == PROVIDER else None
 
 
 def _model_part(part: Part, gemini_turn: bool) -> dict[str, Any] | None:
+    """One part of a model turn; a call's ``functionCall`` is added by the caller."""
+    data = _own(part.state)
+    signature = data.get("thoughtSignature") if data is not None else None
+    signed = {"thoughtSignature": signature} if isinstance(signature, str) else {}
     match part:
         case TextPart():
-            return _with_signature({"text": part.text}, part.state, keep_empty=False)
+            # §3.6: a signature goes back on the very part it came with, even when that
+            # part's text is empty (the final streamed chunk of a text answer).
+            return {"text": part.text, **signed} if part.text or signed else None
         case ThinkingPart():
             # Thought summaries are replayed only to Gemini, and only when they are Gemini's.
-            foreign = part.state is not None and part.state.provider != PROVIDER
-            if not gemini_turn or foreign:
+            if not gemini_turn or (part.state is not None and data is None):
                 return None
-            return _with_signature({"text": part.text, "thought": True}, part.state)
+            return {"text": part.text, "thought": True, **signed}
         case ToolCallPart():
-            return _with_signature(_function_call(part.call, gemini_turn), part.state)
+            return signed
         case OpaquePart():
-            raw = part.state.data.get("part") if part.state.provider == PROVIDER else None
+            raw = data.get("part") if data is not None else None
             return dict(raw) if isinstance(raw, dict) else None
     return None  # pragma: no cover - Part is a closed union
 
 
-def _with_signature(
-    encoded: dict[str, Any], state: ProviderState | None, *, keep_empty: bool = True
-) -> dict[str, Any] | None:
-    # §3.6: a signature goes back unchanged on the very part it arrived with, even when that
-    # part's text is empty (the final streamed chunk of a text answer).
-    signature = _signature(state)
-    if signature is not None:
-        encoded["thoughtSignature"] = signature
-    elif not keep_empty and not encoded.get("text"):
-        return None
-    return encoded
-
-
-def _function_call(call: FunctionCall, gemini_turn: bool) -> dict[str, Any]:
+def _function_call(call: FunctionCall, issued: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"name": call.name, "args": call.arguments}
-    if gemini_turn and not call.synthetic_id:
-        # §5.3: never send Gemini an id it did not issue.
-        body = {"id": call.id, **body}
-    return {"functionCall": body}
-
-
-def _index_calls(messages: Sequence[LangMessage]) -> _CallIndex:
-    index: _CallIndex = {}
-    for message in messages:
-        if message.role != "assistant":
-            continue
-        gemini_turn = _is_gemini_turn(message)
-        for part in message.parts:
-            if isinstance(part, ToolCallPart):
-                call = part.call
-                index[call.id] = (call, gemini_turn and not call.synthetic_id)
-    return index
-
-
-def _function_response(message: LangMessage, calls: _CallIndex) -> dict[str, Any]:
-    call, issued = calls.get(message.tool_call_id or "", (None, False))
-    name = message.name or (call.name if call is not None else None)
-    if not name:
-        raise ConfigError(
-            f"tool result {message.tool_call_id!r} names no function; "
-            "Gemini needs the function name in every functionResponse"
-        )
-    # §3.5: ``response`` must be a JSON object: {"output": ...} or {"error": ...}.
-    if message.is_error:
-        response: dict[str, Any] = {"error": message.content}
-    else:
-        response = {"output": _json_or_text(message.content)}
-    body: dict[str, Any] = {"name": name, "response": response}
-    if issued:
-        body = {"id": message.tool_call_id, **body}
-    return {"functionResponse": body}
+    return {"id": call.id, **body} if issued else body
 
 
 def _json_or_text(text: str) -> Any:
+    """A result as JSON when it is JSON; NaN and Infinity stay text (not valid JSON)."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject)
     except ValueError:
         return text
 
 
-def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, Any] | None:
-    """``toolConfig.functionCallingConfig`` from ``function_call`` (§3.3), or None when unset.
-
-    Raises:
-        ConfigError: A call is forced but no tools are sent, or the named tool is not sent.
-    """
-    choice = tool_choice(options.function_call)
-    if choice is None:
-        return None
-    if not names:
-        if choice.mode in ("auto", "none"):
-            return None  # nothing to call: the mode is moot, and toolConfig alone is noise
-        raise ConfigError(f"function_call={options.function_call!r} but no functions were given")
-    if choice.mode == "named":
-        if choice.name not in names:
-            raise ConfigError(
-                f"function_call names {choice.name!r}, which is not among the functions "
-                f"given: {', '.join(names)}"
-            )
-        config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice.name]}
-    else:
-        config = {"mode": _MODES[choice.mode]}
-    return {"functionCallingConfig": config}
-
-
-def encode_generation_config(options: LangOptions) -> dict[str, Any]:
-    """``generationConfig``: sampling, output cap, stop sequences and thinking."""
-    config: dict[str, Any] = {}
-    if options.temperature is not None:
-        config["temperature"] = options.temperature
-    if options.max_tokens is not None:
-        config["maxOutputTokens"] = options.max_tokens
-    if options.top_p is not None:
-        config["topP"] = options.top_p
-    if options.stop is not None:
-        stop = options.stop
-        config["stopSequences"] = [stop] if isinstance(stop, str) else list(stop)
-    thinking = encode_thinking(options.thinking)
-    if thinking is not None:
-        config["thinkingConfig"] = thinking
-    return config
-
-
-def encode_thinking(value: object) -> dict[str, Any] | None:
-    """``thinkingConfig`` for the ``thinking`` option (§3.6).
-
-    ``True`` asks for thought summaries with the model's default thinking; an int is a
-    ``thinkingBudget`` (Gemini 2.5; ``-1`` dynamic); ``"minimal"``/``"low"``/``"medium"``/
-    ``"high"`` is a ``thinkingLevel`` (Gemini 3). Budget and level are never both sent (400).
-    ``False`` or ``0`` sends ``thinkingBudget: 0``, Gemini's way to switch thinking off, without
-    ``includeThoughts`` (there are no thoughts to include).
-
-    Raises:
-        ConfigError: A string that is not a thinking level.
-    """
-    if value is None:
-        return None
-    if value is True:
-        return {"includeThoughts": True}
-    if value is False or value == 0:
-        return {"thinkingBudget": 0}
-    if isinstance(value, int):
-        return {"includeThoughts": True, "thinkingBudget": value}
-    if isinstance(value, str) and value.lower() in _LEVELS:
-        return {"includeThoughts": True, "thinkingLevel": value.upper()}
-    raise ConfigError(
-        f"thinking={value!r} is not valid for Gemini: use True, a token budget (int), "
-        f"or one of {', '.join(_LEVELS)}"
-    )
+def _reject(constant: str) -> Any:
+    raise ValueError(constant)

@@ -105,7 +105,8 @@ def error_in_stream(payload: Mapping[str, Any]) -> errors.AIWrapperError:
     A known status or code gives its class; anything else is a ``StreamError``.
     """
     error = _error_object(payload)
-    text = error.get("message") or "no message"
+    raw = payload.get("error")
+    text = error.get("message") or (raw if isinstance(raw, str) and raw else "no message")
     message = f"error inside the Gemini stream: {text}"
     cls = error_class(error)
     if cls is None:

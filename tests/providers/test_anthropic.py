@@ -112,6 +112,7 @@ def test_system_messages_become_top_level_system_and_options_map() -> None:
     ]
     body = encode(
         messages,
+        model="claude-sonnet-4-20250514",  # 4.0 still takes temperature and top_p together
         tools=True,
         temperature=0.2,
         top_p=0.9,
@@ -120,7 +121,7 @@ def test_system_messages_become_top_level_system_and_options_map() -> None:
         extra_body={"metadata": {"user_id": "u1"}, "max_tokens": 301},
     )
     assert body == {
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-20250514",
         "max_tokens": 301,
         "system": "Be brief.\n\nMetric.",
         "messages": USER_WIRE,
@@ -152,8 +153,66 @@ def test_tool_choice_mapping(function_call: Any, parallel: Any, expected: Any) -
     assert body.get("tool_choice") == expected
 
 
-def test_no_tool_choice_without_tools() -> None:
-    assert "tool_choice" not in encode(USER, function_call="required", parallel_tool_calls=False)
+@pytest.mark.parametrize(
+    "options",
+    [{"function_call": "auto"}, {"function_call": "none"}, {"parallel_tool_calls": False}],
+)
+def test_no_tool_choice_without_tools(options: dict[str, Any]) -> None:
+    body = encode(USER, **options)
+    assert ("tools" in body, "tool_choice" in body) == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("tools", "function_call", "message"),
+    [
+        (False, "required", "forces a call, but no functions were given"),
+        (False, "get_weather", "forces a call, but no functions were given"),
+        (True, "get_time", "'get_time', which is not among the functions given: get_weather"),
+        (True, {"name": "nope"}, "'nope', which is not among"),
+    ],
+)
+def test_a_forced_call_that_cannot_be_made_is_a_config_error(
+    tools: bool, function_call: Any, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        encode(USER, tools=tools, function_call=function_call)
+
+
+def test_history_with_tool_blocks_is_sent_without_tools_when_none_are_declared() -> None:
+    # The API accepts this since 2025-02-27; no stub declarations are invented.
+    done = call("toolu_01A", "get_weather", {"city": "Oslo"})
+    done.provider = "anthropic"
+    messages = [
+        *USER,
+        LangMessage("assistant", [ToolCallPart(done)]),
+        LangMessage.tool_result(done, "4C"),
+        LangMessage.text("assistant", "It is 4C."),
+        LangMessage.text("user", "Thanks!"),
+    ]
+    assert encode(messages) == {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 4096,
+        "messages": [
+            USER_WIRE[0],
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01A",
+                        "name": "get_weather",
+                        "input": {"city": "Oslo"},
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "4C"}],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "It is 4C."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Thanks!"}]},
+        ],
+    }
 
 
 @pytest.mark.parametrize(
@@ -174,6 +233,32 @@ def test_no_tool_choice_without_tools() -> None:
 def test_model_families(model: str, form: str, sampling: bool) -> None:
     family = family_for(model)
     assert (family.thinking, family.sampling) == (form, sampling)
+
+
+@pytest.mark.parametrize(
+    ("model", "one_sampler"),
+    [
+        ("claude-3-7-sonnet-20250219", False),
+        ("claude-opus-4-20250514", False),
+        ("claude-opus-4-1-20250805", True),
+        ("claude-sonnet-4-5-20250929", True),
+        ("claude-haiku-4-5", True),
+        ("claude-sonnet-4-6", True),
+        ("my-finetune", False),  # unknown: sent as given, the API decides
+    ],
+)
+def test_temperature_and_top_p_together_only_where_the_model_takes_both(
+    model: str, one_sampler: bool
+) -> None:
+    assert family_for(model).one_sampler is one_sampler
+    if one_sampler:
+        with pytest.raises(ConfigError, match="temperature and top_p together"):
+            encode(USER, model=model, temperature=0.5, top_p=0.9)
+    else:
+        body = encode(USER, model=model, temperature=0.5, top_p=0.9)
+        assert (body["temperature"], body["top_p"]) == (0.5, 0.9)
+    body = encode(USER, model=model, temperature=0.5)
+    assert (body["temperature"], "top_p" in body) == (0.5, False)
 
 
 @pytest.mark.parametrize(
@@ -241,6 +326,31 @@ def test_default_max_tokens_is_configurable() -> None:
     assert encode(USER, provider=provider, thinking=1024)["max_tokens"] == 2024
 
 
+@pytest.mark.parametrize(
+    ("thinking", "max_tokens", "budget"),
+    [
+        (True, 4096, 2048),  # medium (8192) fitted to half of max_tokens
+        ("high", 60000, 24576),  # fits as it is
+        ("low", 3000, 1500),
+        (True, 1500, 1024),  # never below the API's floor
+    ],
+)
+def test_a_budget_the_sdk_picked_is_fitted_into_an_explicit_max_tokens(
+    thinking: Any, max_tokens: int, budget: int
+) -> None:
+    body = encode(USER, thinking=thinking, max_tokens=max_tokens)
+    assert body["max_tokens"] == max_tokens
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": budget}
+
+
+def test_max_tokens_too_small_for_any_thinking_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"max_tokens \(1024\) leaves no room"):
+        encode(USER, thinking=True, max_tokens=1024)
+    # Adaptive thinking has no budget to fit: the model decides within max_tokens.
+    body = encode(USER, model="claude-opus-4-6", thinking="high", max_tokens=1024)
+    assert (body["max_tokens"], body["thinking"]) == (1024, {"type": "adaptive"})
+
+
 def test_explicit_max_tokens_must_exceed_the_budget() -> None:
     assert encode(USER, thinking=2000, max_tokens=2001)["max_tokens"] == 2001
     with pytest.raises(ConfigError, match=r"max_tokens \(2000\) must be larger"):
@@ -269,7 +379,15 @@ def test_config_errors_before_the_request(options: dict[str, Any], message: str)
 
 
 def test_thinking_allows_auto_tool_choice_temperature_one_and_high_top_p() -> None:
-    body = encode(USER, tools=True, thinking=True, function_call="auto", temperature=1, top_p=0.95)
+    body = encode(
+        USER,
+        model="claude-3-7-sonnet-20250219",
+        tools=True,
+        thinking=True,
+        function_call="auto",
+        temperature=1,
+        top_p=0.95,
+    )
     assert (body["tool_choice"], body["temperature"], body["top_p"]) == ({"type": "auto"}, 1, 0.95)
 
 

@@ -359,3 +359,51 @@ def test_whole_error_body_and_bad_bodies() -> None:
         PROVIDER.decode_response(["not", "an", "object"])
     with pytest.raises(StreamError):
         PROVIDER.decode_response({"type": "message", "stop_reason": "end_turn"})
+
+
+SIG3 = "ErcBCkgIBxgCIkDr0m3+c2lnbmF0dXJlLXR3bw/=="
+R2_USAGE = {"input_tokens": 690, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 512}
+R2_COUNTS = {"input_tokens": 1202, "cached_input_tokens": 512, "cache_write_tokens": 0}
+
+
+def test_interleaved_thinking_with_unicode_stream_and_whole() -> None:
+    assert stream("interleaved_tool_use.sse") == [
+        usage({**R2_USAGE, "output_tokens": 3}, output_tokens=3, **R2_COUNTS),
+        ThinkingDelta("", new_part=True),
+        ThinkingDelta("Oslo is 4 °C. Now Rome — "),
+        ThinkingDelta("the user also asked «Roma» 🌤."),
+        PartStateEvent(state(signature=SIG3)),
+        TextDelta("Oslo: 4 °C. Checking Rome.", new_part=True),
+        ToolCallStart(2, "toolu_02R", "get_weather"),
+        ToolCallDelta(2, '{"city": "Ro'),  # the empty first fragment is no event
+        ToolCallDelta(2, 'ma"}'),
+        ToolCallEnd(2),
+        usage({**R2_USAGE, "output_tokens": 77}, output_tokens=77, **R2_COUNTS),
+        FinishEvent("tool_calls", raw="tool_use"),
+    ]
+    assert whole("interleaved_tool_use.json") == [
+        usage({**R2_USAGE, "output_tokens": 77}, output_tokens=77, **R2_COUNTS),
+        ThinkingDelta("Oslo is 4 °C. Now Rome — the user also asked «Roma» 🌤.", new_part=True),
+        PartStateEvent(state(signature=SIG3)),
+        TextDelta("Oslo: 4 °C. Checking Rome.", new_part=True),
+        ToolCallStart(2, "toolu_02R", "get_weather"),
+        ToolCallEnd(2, {"city": "Roma"}),
+        FinishEvent("tool_calls", raw="tool_use"),
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 5])
+def test_multibyte_text_split_inside_a_character_decodes_the_same(chunk: int) -> None:
+    assert stream("interleaved_tool_use.sse", chunk=chunk) == stream("interleaved_tool_use.sse")
+
+
+def test_usage_is_cumulative_the_last_message_delta_wins() -> None:
+    decoder = PROVIDER.decode_stream()
+    start = {"message": {"usage": {"input_tokens": 10, "cache_read_input_tokens": 5}}}
+    decoder.feed_object("message_start", start)
+    first = decoder.feed_object("message_delta", {"delta": {}, "usage": {"output_tokens": 7}})
+    last = decoder.feed_object(
+        "message_delta",
+        {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 9, "input_tokens": 12}},
+    )
+    assert [(e.input_tokens, e.output_tokens) for e in first + last] == [(15, 7), (17, 9)]  # type: ignore[union-attr]

@@ -11,11 +11,13 @@ import pytest
 
 from aiwrapper import Lang, tool
 from aiwrapper.assembler import Assembler
+from aiwrapper.errors import ConfigError
 from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import LangMessage
+from aiwrapper.messages import LangMessage, TextPart, ToolCallPart
 from aiwrapper.options import merge_options
-from aiwrapper.providers.anthropic import AnthropicProvider
+from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
 from aiwrapper.providers.base import ProviderRequest
+from aiwrapper.result import FunctionCall
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "anthropic"
 PROVIDER = AnthropicProvider(api_key="k")
@@ -208,3 +210,147 @@ async def test_lang_runs_the_tool_loop_over_http_with_thinking() -> None:
             ],
         },
     ]
+
+
+def test_three_round_loop_replays_every_thinking_turn_byte_for_byte_and_in_order() -> None:
+    # Interleaved thinking: each round of the loop opens with its own signed thinking block.
+    betas = AnthropicProvider(api_key="k", betas=["interleaved-thinking-2025-05-14"])
+    conversation = [LangMessage.text("user", "Oslo, then Rome?")]
+    first = streamed_turn("thinking_tool_use.sse")
+    conversation += [first, LangMessage.tool_result(first.tool_calls[0], "4C")]
+    second = streamed_turn("interleaved_tool_use.sse")
+    conversation += [second, LangMessage.tool_result(second.tool_calls[0], "18C")]
+
+    def request(messages: list[LangMessage]) -> dict[str, Any]:
+        options = merge_options({"thinking": 2048})
+        call = ProviderRequest("claude-sonnet-4-5", messages, [FakeTool()], options, True)  # type: ignore[list-item]
+        return betas.encode(call).body
+
+    round_two, round_three = request(conversation[:3]), request(conversation)
+    assert round_three["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Oslo, then Rome?"}]},
+        {"role": "assistant", "content": whole_content("thinking_tool_use.json")},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_01T", "content": "4C"}],
+        },
+        {"role": "assistant", "content": whole_content("interleaved_tool_use.json")},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_02R", "content": "18C"}],
+        },
+    ]
+    # The earlier rounds go out as the same bytes every time (what the signature covers).
+    dump = json.dumps(round_three["messages"][:3], ensure_ascii=False).encode()
+    assert json.dumps(round_two["messages"], ensure_ascii=False).encode() == dump
+    assert round_three["messages"][3]["content"][0]["thinking"] == (
+        "Oslo is 4 °C. Now Rome — the user also asked «Roma» 🌤."
+    )
+
+
+def foreign_turn(provider: str | None) -> list[LangMessage]:
+    call = FunctionCall(id="call_abc.1", name="get_weather", arguments={"city": "Oslo"})
+    call.provider = provider
+    return [
+        LangMessage.text("user", "Oslo?"),
+        LangMessage("assistant", [TextPart("Checking."), ToolCallPart(call)]),
+        LangMessage.tool_result(call, "4C"),
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "gemini", None])
+def test_thinking_on_results_for_calls_made_without_thinking_is_a_config_error(
+    provider: str | None,
+) -> None:
+    with pytest.raises(ConfigError, match="made without Anthropic thinking"):
+        body(foreign_turn(provider))
+    with pytest.raises(ConfigError, match="made without Anthropic thinking"):
+        body([*foreign_turn(provider), LangMessage.text("user", "Also Rome?")])
+
+
+def test_foreign_tool_turn_goes_through_with_thinking_off_or_once_the_loop_ended() -> None:
+    messages = foreign_turn("openai")
+    assert body(messages, thinking=None)["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking."},
+                {
+                    "type": "tool_use",
+                    "id": wire_id("call_abc.1"),
+                    "name": "get_weather",
+                    "input": {"city": "Oslo"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": wire_id("call_abc.1"), "content": "4C"}
+            ],
+        },
+    ]
+    ended = [*messages, LangMessage.text("assistant", "4C."), LangMessage.text("user", "Rome?")]
+    assert body(ended)["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+
+
+def test_claudes_own_turn_without_thinking_is_left_to_the_api() -> None:
+    turn = streamed_turn("parallel_tool_use.sse")  # made with thinking off
+    oslo, rome = turn.tool_calls
+    messages = [
+        LangMessage.text("user", "Oslo and Rome?"),
+        turn,
+        LangMessage.tool_result(oslo, "4C"),
+        LangMessage.tool_result(rome, "18C"),
+    ]
+    assert body(messages)["messages"][1]["content"][0] == {
+        "type": "text",
+        "text": "I'll check both cities.",
+    }
+
+
+def test_a_gemini_turn_continues_on_anthropic_with_clean_ids_and_no_signatures() -> None:
+    from aiwrapper.messages import ProviderState, ThinkingPart
+
+    def gemini(data: dict[str, Any]) -> ProviderState:
+        return ProviderState("gemini", data)
+
+    call = FunctionCall(id="fc.7a:0", name="get_weather", arguments={"city": "Oslo"})
+    call.provider = "gemini"
+    turn = LangMessage(
+        "assistant",
+        [
+            ThinkingPart("Plan.", gemini({"thoughtSignature": "CtMB"})),
+            TextPart("Looking.", gemini({"thoughtSignature": "T1"})),
+            ToolCallPart(call, gemini({})),
+        ],
+    )
+    messages = [
+        LangMessage.text("user", "Oslo?"),
+        turn,
+        LangMessage.tool_result(call, "4C"),
+        LangMessage.text("assistant", "4C."),
+        LangMessage.text("user", "Thanks"),
+    ]
+    sent = body(messages)["messages"]
+    assert sent[1:3] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Looking."},
+                {
+                    "type": "tool_use",
+                    "id": wire_id("fc.7a:0"),
+                    "name": "get_weather",
+                    "input": {"city": "Oslo"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": wire_id("fc.7a:0"), "content": "4C"}
+            ],
+        },
+    ]
+    assert wire_id("fc.7a:0").startswith("fc_7a_0_")

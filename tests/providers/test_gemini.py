@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import Param, errors
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
 from aiwrapper.options import LangOptions, merge_options
 from aiwrapper.providers.base import HttpCall, ProviderRequest
@@ -205,6 +205,7 @@ def test_generation_config_fields() -> None:
     assert call(stop=["a", "b"]).body["generationConfig"] == {"stopSequences": ["a", "b"]}
 
 
+@pytest.mark.parametrize("model", ["gemini-2.5-flash", "gemini-3-pro-preview"])
 @pytest.mark.parametrize(
     ("thinking", "config"),
     [
@@ -213,19 +214,38 @@ def test_generation_config_fields() -> None:
         (-1, {"includeThoughts": True, "thinkingBudget": -1}),
         (0, {"thinkingBudget": 0}),
         (False, {"thinkingBudget": 0}),
-        ("low", {"includeThoughts": True, "thinkingLevel": "LOW"}),
-        ("medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
-        ("HIGH", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
-        ("minimal", {"includeThoughts": True, "thinkingLevel": "MINIMAL"}),
     ],
 )
-def test_thinking_maps_to_budget_or_level_never_both(thinking: Any, config: Any) -> None:
-    assert call(thinking=thinking).body["generationConfig"] == {"thinkingConfig": config}
+def test_thinking_budgets_and_defaults_are_the_same_on_every_generation(
+    model: str, thinking: Any, config: Any
+) -> None:
+    assert call(model=model, thinking=thinking).body["generationConfig"] == {
+        "thinkingConfig": config
+    }
 
 
-def test_unknown_thinking_level_is_config_error() -> None:
-    with pytest.raises(errors.ConfigError, match="thinking='max'"):
-        call(thinking="max")
+@pytest.mark.parametrize(
+    ("thinking", "level", "budget"),
+    [("minimal", "MINIMAL", 512), ("low", "LOW", 1024), ("medium", "MEDIUM", 8192),
+     ("HIGH", "HIGH", 24576)],
+)  # fmt: skip
+def test_an_effort_is_a_level_on_gemini_3_and_a_budget_before_never_both(
+    thinking: str, level: str, budget: int
+) -> None:
+    for model in ("gemini-3-pro-preview", "gemini-3.1-flash", "gemini-flash-latest"):
+        assert call(model=model, thinking=thinking).body["generationConfig"] == {
+            "thinkingConfig": {"includeThoughts": True, "thinkingLevel": level}
+        }
+    for model in ("gemini-2.5-flash", "models/gemini-2.5-pro", "gemini-2.0-flash-001"):
+        assert call(model=model, thinking=thinking).body["generationConfig"] == {
+            "thinkingConfig": {"includeThoughts": True, "thinkingBudget": budget}
+        }
+
+
+@pytest.mark.parametrize(("thinking", "shown"), [("max", "'max'"), (-2, "-2"), (1.5, "1.5")])
+def test_unknown_thinking_values_are_config_errors(thinking: Any, shown: str) -> None:
+    with pytest.raises(errors.ConfigError, match=f"thinking={shown} is not valid"):
+        call(thinking=thinking)
 
 
 # --- body: conversation shapes ---------------------------------------------------------
@@ -258,6 +278,14 @@ def test_gemini_opaque_parts_are_replayed_verbatim_and_foreign_ones_dropped() ->
     ]
     body = call(messages=[USER, LangMessage("assistant", parts)]).body
     assert body["contents"][1] == {"role": "model", "parts": [code]}
+
+
+def test_empty_user_messages_are_left_out_and_consecutive_texts_share_a_content() -> None:
+    # Gemini rejects an empty text part (400 "empty text parameter").
+    messages = [USER, LangMessage.text("user", ""), LangMessage.text("user", "Again")]
+    assert call(messages=messages).body["contents"] == [
+        {"role": "user", "parts": [{"text": "Hi"}, {"text": "Again"}]}
+    ]
 
 
 def test_tool_result_without_a_name_is_config_error() -> None:
@@ -343,6 +371,10 @@ def schema_key_violations(schema: Any, path: str = "") -> list[str]:
     bad = [f"{path}/{key}" for key in schema if key not in GEMINI_SCHEMA_KEYS]
     if str(schema.get("type", "")).upper() == "ARRAY" and "items" not in schema:
         bad.append(f"{path}: ARRAY without items")
+    if "type" not in schema and "anyOf" not in schema:
+        # 400 "...properties[x].type: must be specified when not using one_of, any_of or
+        # all_of fields" (danny-avila/LibreChat#6971).
+        bad.append(f"{path}: no type")
     for name, sub in (schema.get("properties") or {}).items():
         bad += schema_key_violations(sub, f"{path}/properties/{name}")
     if "items" in schema:
@@ -401,3 +433,73 @@ def test_real_tools_render_only_whitelisted_gemini_schema_keys() -> None:
     assert [arm.get("type") for arm in properties["where"]["anyOf"]] == ["object", "string"]
     root = properties["root"]
     assert root["properties"]["children"]["items"]["type"].upper() == "OBJECT"
+
+
+def loose(payload: Any, note: str = "") -> str:
+    """A tool taking anything."""
+    return ""
+
+
+def test_an_any_parameter_still_renders_a_gemini_type() -> None:
+    from aiwrapper.tools import tool
+
+    assert schema_key_violations(tool(loose).schema_for("gemini")["parameters"]) == []
+
+
+# protocols.md 3.2b: Google's published keyword list for ``parametersJsonSchema``.
+GEMINI_JSON_KEYS = {
+    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum",
+    "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",
+    "properties", "additionalProperties", "required", "propertyOrdering",
+}  # fmt: skip
+
+
+def json_schema_violations(schema: Any, path: str = "") -> list[str]:
+    """Unlisted keywords, and ``$ref`` nodes with non-``$`` siblings, by path."""
+    if isinstance(schema, list):
+        return [v for i, s in enumerate(schema) for v in json_schema_violations(s, f"{path}/{i}")]
+    if not isinstance(schema, dict):
+        return []
+    bad = [f"{path}/{key}" for key in schema if key not in GEMINI_JSON_KEYS]
+    if "$ref" in schema and any(not key.startswith("$") for key in schema):
+        bad.append(f"{path}: $ref with siblings")
+    for key in ("properties", "$defs"):
+        for name, sub in (schema.get(key) or {}).items():
+            bad += json_schema_violations(sub, f"{path}/{key}/{name}")
+    for key in ("items", "additionalProperties", "anyOf", "oneOf", "prefixItems"):
+        bad += json_schema_violations(schema.get(key), f"{path}/{key}")
+    return bad
+
+
+def test_real_tools_render_only_listed_gemini_json_keywords() -> None:
+    from aiwrapper.tools import tool
+
+    declaration = tool(plot).schema_for("gemini-json")
+    assert "parameters" not in declaration
+    schema = declaration["parametersJsonSchema"]
+    assert json_schema_violations(schema) == []
+    assert schema["type"] == "object"
+    assert schema["properties"]["root"] == {
+        "anyOf": [{"$ref": "#/$defs/Node"}],
+        "description": "The tree.",
+    }
+
+
+def constrained(
+    code: Annotated[str, Param(pattern="^[A-Z]{3}$", min_length=3)],
+    n: Annotated[int, Param(gt=0)],
+    pick: Literal[1, 2] = 1,
+) -> str:
+    """Constraints neither Gemini dialect can carry as keywords."""
+    return ""
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "gemini-json"])
+def test_constraints_never_reach_the_wire_as_unsupported_keywords(dialect: str) -> None:
+    from aiwrapper.tools import tool
+
+    declaration = tool(constrained).schema_for(dialect)
+    if dialect == "gemini":
+        assert schema_key_violations(declaration["parameters"]) == []
+    else:
+        assert json_schema_violations(declaration["parametersJsonSchema"]) == []

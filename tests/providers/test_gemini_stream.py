@@ -108,9 +108,11 @@ def assemble(events: list[Event]) -> LangMessage:
     return assembler.finish()
 
 
-def body_for(messages: list[LangMessage], **options: Any) -> dict[str, Any]:
+def body_for(
+    messages: list[LangMessage], model: str = "gemini-3-pro-preview", **options: Any
+) -> dict[str, Any]:
     request = ProviderRequest(
-        model="gemini-3-pro-preview",
+        model=model,
         messages=messages,
         tools=[FakeTool()],
         options=merge_options(LangOptions(**options)),
@@ -129,14 +131,19 @@ def test_text_stream_appends_deltas_and_takes_last_usage() -> None:
         "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 8}],
     }
     final = {**prompt_only, "candidatesTokenCount": 5, "totalTokenCount": 13}
-    assert decode("text.sse") == [
+    events = decode("text.sse")
+    assert events == [
         TextDelta("Hello"),
         UsageEvent(input_tokens=8, output_tokens=0, raw=prompt_only),
-        TextDelta(", world! Ø"),
-        UsageEvent(input_tokens=8, output_tokens=0, raw=prompt_only),
+        TextDelta(", world! Ø"),  # the repeated, unchanged usageMetadata gives no event
         UsageEvent(input_tokens=8, output_tokens=5, raw=final),
         FinishEvent("stop", "STOP"),
     ]
+    from aiwrapper.assembler import Assembler
+
+    assembler = Assembler("gemini")
+    assembler.add_all(events)
+    assert (assembler.usage.input_tokens, assembler.usage.output_tokens) == (8, 5)  # last wins
 
 
 @pytest.mark.parametrize("fixture", ["text.sse", "calls_ids_split.sse", "calls_no_ids.sse"])
@@ -371,7 +378,7 @@ def test_decode_response_accepts_a_json_array_of_chunks() -> None:
 def test_two_round_loop_with_ids_returns_signature_and_groups_responses() -> None:
     system = LangMessage.text("system", "Be brief.")
     user = LangMessage.text("user", "Weather in Oslo and Rome?")
-    options = {"function_call": "auto", "thinking": "low", "max_tokens": 2048}
+    options: dict[str, Any] = {"function_call": "auto", "thinking": "low", "max_tokens": 2048}
     assert body_for([system, user], **options) == {
         "systemInstruction": {"parts": [{"text": "Be brief."}]},
         "contents": [{"role": "user", "parts": [{"text": "Weather in Oslo and Rome?"}]}],
@@ -443,7 +450,7 @@ def test_two_round_loop_without_ids_never_sends_invented_ids() -> None:
     assert rome.synthetic_id
     assert oslo.id != rome.id
     results = [LangMessage.tool_result(oslo, "sunny"), LangMessage.tool_result(rome, "[1, 2]")]
-    body = body_for([user, model, *results])
+    body = body_for([user, model, *results], model="gemini-2.0-flash")
     assert body["contents"][1:] == [
         {
             "role": "model",
@@ -462,6 +469,15 @@ def test_two_round_loop_without_ids_never_sends_invented_ids() -> None:
         },
     ]
     assert body["contents"][1]["parts"] == wire_parts("calls_no_ids.sse")
+    # The same unsigned Gemini 2 turn sent to Gemini 3 gets the placeholder on its first call.
+    later = body_for([user, model, *results])["contents"][1]["parts"]
+    assert later[1:] == [
+        {
+            "functionCall": {"name": "get_weather", "args": {"city": "Oslo"}},
+            "thoughtSignature": "skip_thought_signature_validator",
+        },
+        {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}},
+    ]
 
 
 def test_signed_text_turn_is_replayed_verbatim() -> None:
@@ -527,13 +543,44 @@ def test_thinking_with_another_providers_state_is_dropped_even_in_a_gemini_turn(
             ToolCallPart(call, gemini({})),
         ],
     )
-    assert body_for([model])["contents"] == [
-        {
-            "role": "model",
-            "parts": [
-                {"text": "mine", "thought": True},
-                {"text": "ok", "thoughtSignature": "T1"},
-                {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
-            ],
-        }
+    result = LangMessage.tool_result(call, "4")
+    assert body_for([model, result], model="gemini-2.5-flash")["contents"][0] == {
+        "role": "model",
+        "parts": [
+            {"text": "mine", "thought": True},
+            {"text": "ok", "thoughtSignature": "T1"},
+            {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"name": "f", "partialArgs": [{"jsonPath": "$.city", "stringValue": "Os"}]},
+        {"name": "f", "args": {}, "willContinue": True},
+    ],
+)
+def test_vertex_streamed_call_arguments_are_refused_not_run_piecewise(call: Any) -> None:
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]}
+    with pytest.raises(errors.StreamError, match="streamFunctionCallArguments"):
+        GeminiProvider(api_key="k").decode_stream().feed(None, json.dumps(chunk))
+
+
+def test_usage_changing_mid_stream_gives_one_event_per_distinct_value() -> None:
+    decoder = GeminiProvider(api_key="k").decode_stream()
+    usage = [{"promptTokenCount": 5}, {"promptTokenCount": 5}, {"promptTokenCount": 6}]
+    events = [
+        e
+        for u in usage
+        for e in decoder.feed(None, json.dumps({"candidates": [{}], "usageMetadata": u}))
     ]
+    assert events == [
+        UsageEvent(input_tokens=5, output_tokens=0, raw={"promptTokenCount": 5}),
+        UsageEvent(input_tokens=6, output_tokens=0, raw={"promptTokenCount": 6}),
+    ]
+
+
+def test_an_error_given_as_plain_text_inside_the_stream_keeps_its_text() -> None:
+    with pytest.raises(errors.StreamError, match="error inside the Gemini stream: quota gone"):
+        GeminiProvider(api_key="k").decode_stream().feed(None, '{"error": "quota gone"}')
