@@ -70,6 +70,8 @@ class Run:
                 )
             turn = await self._request(options)
             calls = turn.tool_calls
+            if not calls and turn.finish_reason == "pause":
+                continue  # a paused server-tool turn: resend as is to let it go on (Anthropic)
             if not calls or not options.auto_execute:
                 await self._finish(calls)
                 return

@@ -555,3 +555,28 @@ async def test_arguments_cut_off_at_the_token_limit_are_explained_to_the_model()
         "send a JSON object. Your output reached the token limit while writing this call, so"
         " its arguments were cut off; make the call again with shorter arguments."
     )
+
+
+async def test_a_paused_turn_is_resent_as_is_until_the_model_finishes() -> None:
+    from aiwrapper.events import FinishEvent, TextDelta
+
+    turns = [
+        [TextDelta("Searching"), FinishEvent("pause")],
+        [TextDelta("Found it."), FinishEvent("stop")],
+    ]
+    seen: list[list[str]] = []
+
+    class Pausing:
+        name, model = "pausing", "m"
+
+        async def send(self, request: Any, sink: Any) -> None:
+            seen.append([m.role for m in request.messages])
+            await sink(turns.pop(0))
+
+        async def aclose(self) -> None:
+            pass
+
+    result = await Lang(Pausing()).ask("go")
+    assert result.answer == "Found it."
+    assert result.iterations == 2
+    assert seen == [["user"], ["user", "assistant"]]
