@@ -2,9 +2,12 @@
 
 This module owns the nodes that hold other nodes (see :mod:`aiwrapper.tools.nodes` for the
 base class and the scalar nodes). An object node checks every field and reports unknown keys
-naming the valid ones and missing fields at their own pointer; a union node tries its arms in
-order, first without coercion and then with it; a reference node resolves its target on first
-use so recursive schemas compile.
+naming the valid ones and missing fields at their own pointer; it also reads ``null`` for an
+optional field that does not accept ``null`` as "omitted", which is what OpenAI strict mode
+sends (the rule and its reason are in :mod:`aiwrapper.tools.validate`). A union node tries
+its arms in order, first without coercion and then with it, and when none fits reports the
+errors of the closest arm; a reference node resolves its target on first use so recursive
+schemas compile.
 """
 
 from __future__ import annotations
@@ -66,33 +69,47 @@ class TupleNode(Node):
 
     def _convert(self, value: Any, path: str, st: State) -> Any:
         value = _parse_text(value, list, path, st)
-        if not isinstance(value, (list, tuple)) or len(value) != len(self.items):
+        if not isinstance(value, (list, tuple)):
             return self._refuse(value, path, st)
+        if len(value) != len(self.items):
+            return st.fail(path, f"expected {self.describe()}, got {len(value)} items")
         pairs = zip(self.items, value, strict=True)
         return tuple(node.convert(v, join_path(path, i), st) for i, (node, v) in enumerate(pairs))
 
 
 class DictNode(Node):
-    """A mapping with string keys (``dict[str, T]``); ``value=None`` is a free-form object."""
+    """A mapping with string keys (``dict[str, T]``); ``value=None`` is a free-form object.
+
+    ``key`` checks the keys (``dict[Literal["a", "b"], T]``, JSON Schema ``propertyNames``).
+    """
 
     kind = "object"
 
-    def __init__(self, value: Node | None) -> None:
+    def __init__(self, value: Node | None, *, key: Node | None = None) -> None:
         super().__init__()
         self.value = value
+        self.key = key
 
     def _schema(self, defs: Defs) -> Schema:
-        if self.value is None:
-            return {"type": "object"}
-        return {"type": "object", "additionalProperties": self.value.schema(defs)}
+        out: Schema = {"type": "object"}
+        if self.key is not None:
+            out["propertyNames"] = self.key.schema(defs)
+        if self.value is not None:
+            out["additionalProperties"] = self.value.schema(defs)
+        return out
 
     def _convert(self, value: Any, path: str, st: State) -> Any:
         value = _parse_text(value, dict, path, st)
         if not isinstance(value, Mapping):
             return self._refuse(value, path, st)
-        if self.value is None:
-            return dict(value)
-        return {k: self.value.convert(v, join_path(path, k), st) for k, v in value.items()}
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            where = join_path(path, k)
+            if self.key is not None and self.key.convert(k, where, State(coerce=False)) is INVALID:
+                st.fail(where, f"key {k!r} is not allowed; expected {self.key.describe()}")
+            else:
+                out[k] = v if self.value is None else self.value.convert(v, where, st)
+        return out
 
 
 class ObjectNode(Node):
@@ -203,9 +220,23 @@ class UnionNode(Node):
                     st.coercions.extend(trial.coercions)
                     return out
         candidates = [arm for arm in self.arms if arm.matches_type(value)]
-        if len(candidates) == 1:
-            return candidates[0].convert(value, path, st)
-        return self._refuse(value, path, st)
+        if not candidates:
+            return self._refuse(value, path, st)
+        return self._closest(candidates, value, path, st)
+
+    def _closest(self, candidates: list[Node], value: Any, path: str, st: State) -> Any:
+        """Report the errors of the arm the value comes closest to (fewest errors, then first):
+        ``{"x": "1"}`` for ``P | Q`` says what is wrong with it as a ``P``."""
+        best: State | None = None
+        for arm in candidates:
+            trial = State(coerce=st.coerce)
+            arm.convert(value, path, trial)
+            if best is None or len(trial.errors) < len(best.errors):
+                best = trial
+        if best is None or not best.errors:
+            return self._refuse(value, path, st)
+        st.errors.extend(best.errors)
+        return INVALID
 
 
 class RefNode(Node):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Union, get_args, get_origin
 
 from typing_extensions import TypeVar
 
@@ -70,7 +70,8 @@ class Param:
 def is_context_annotation(annotation: Any) -> bool:
     """Tell whether an annotation asks for the injected :class:`Context`.
 
-    Accepts ``Context``, ``Context[Deps]`` and either of them made optional (``Context | None``).
+    Accepts ``Context``, ``Context[Deps]``, either of them made optional (``Context | None``)
+    or wrapped in ``Annotated``.
 
     Args:
         annotation: A resolved type annotation.
@@ -80,6 +81,8 @@ def is_context_annotation(annotation: Any) -> bool:
     """
     if annotation is Context or get_origin(annotation) is Context:
         return True
+    if get_origin(annotation) is Annotated:
+        return is_context_annotation(get_args(annotation)[0])
     if get_origin(annotation) in (Union, types.UnionType):
         arms = [a for a in get_args(annotation) if a is not type(None)]
         return len(arms) == 1 and is_context_annotation(arms[0])

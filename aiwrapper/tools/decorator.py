@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import marshal
 import re
 import sys
 import types
@@ -22,6 +23,7 @@ from typing import Any, overload
 import anyio.to_thread
 
 from ..errors import ToolDefinitionError
+from .callables import inspect_target, is_async_callable
 from .context import Context
 from .dialects import DIALECTS, render
 from .nodes import Node, Schema
@@ -81,9 +83,9 @@ class Tool:
         self._validator = validator
         self._context_param = context_param
         self._binding: str | None = None
-        self._cache: dict[str, Schema] = {}
-        if func is not None:
-            functools.update_wrapper(self, func)
+        self._cache: dict[str, bytes | Schema] = {}
+        if func is not None:  # not updated=__dict__: the function's attributes are not ours
+            functools.update_wrapper(self, func, updated=())
         if strict is True:
             self.schema_for("openai-strict")  # fail now, at decoration time
 
@@ -126,30 +128,31 @@ class Tool:
                 ``"gemini-json"`` or ``"ollama"``.
 
         Returns:
-            The declaration, ready to send (cached; the top level is a fresh copy, nested
-            parts are shared and must not be mutated).
+            The declaration, ready to send: rendered once, then a fresh deep copy on every call,
+            so a caller that edits it changes neither the cache nor :attr:`parameters`.
 
         Raises:
             ValueError: An unknown dialect, listing the valid ones.
             ToolDefinitionError: ``openai-strict`` for a schema that cannot be strict.
         """
-        cached = self._cache.get(dialect)
-        if cached is None:
-            if dialect not in DIALECTS:
-                valid = ", ".join(DIALECTS)
-                raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {valid}")
-            try:
-                cached = render(
-                    dialect,
-                    name=self.name,
-                    description=self.description,
-                    parameters=self.parameters,
-                    strict=self.strict,
-                )
-            except StrictError as exc:
-                raise ToolDefinitionError(f"tool {self.name!r}: {exc}") from exc
-            self._cache[dialect] = cached
-        return dict(cached)
+        frozen = self._cache.get(dialect)
+        if frozen is None:
+            frozen = self._cache[dialect] = _freeze(self._render(dialect))
+        return _thaw(frozen)
+
+    def _render(self, dialect: str) -> Schema:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {', '.join(DIALECTS)}")
+        try:
+            return render(
+                dialect,
+                name=self.name,
+                description=self.description,
+                parameters=self.parameters,
+                strict=self.strict,
+            )
+        except StrictError as exc:
+            raise ToolDefinitionError(f"tool {self.name!r}: {exc}") from exc
 
     def validate(self, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
         """Check a model's arguments and build the keyword arguments to call with.
@@ -211,10 +214,26 @@ class Tool:
         kwargs = dict(kwargs)
         if self._context_param is not None:
             kwargs[self._context_param] = context if context is not None else Context(deps=None)
-        if _is_async(self.func):
+        if is_async_callable(self.func):
             return await self.func(**kwargs)
         result = await anyio.to_thread.run_sync(functools.partial(self.func, **kwargs))
         return await result if inspect.isawaitable(result) else result
+
+
+def _freeze(schema: Schema) -> bytes | Schema:
+    """Keep a rendered declaration as marshal bytes: loading them is the cheapest deep copy
+    of JSON data (about 4 us for a typical tool, see benchmarks/bench_tools.py)."""
+    try:
+        return marshal.dumps(schema)
+    except ValueError:  # a value marshal cannot write (a dict definition's own objects)
+        return schema
+
+
+def _thaw(frozen: bytes | Schema) -> Schema:
+    if isinstance(frozen, bytes):
+        fresh: Schema = marshal.loads(frozen)
+        return fresh
+    return copy.deepcopy(frozen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,54 +317,24 @@ def make_tool(func: Any, options: Any = None, frame: types.FrameType | None = No
     options = options if options is not None else _Options()
     if isinstance(func, Tool):
         func = func.func
-    binding, target = _unwrap(func)
-    if not callable(target):
+    target = inspect_target(func)
+    if not callable(target.call):
         raise ToolDefinitionError(f"cannot make a tool from {func!r}: it is not callable")
     frame_locals = (lambda: dict(frame.f_locals)) if frame is not None else None
-    signature = read_signature(target, skip_first=binding is not None, frame_locals=frame_locals)
+    signature = read_signature(target, frame_locals=frame_locals)
     made = Tool(
-        name=options.name or getattr(target, "__name__", ""),
+        name=options.name or target.name,
         description=options.description
         if options.description is not None
         else signature.description,
         parameters=signature.parameters,
         validator=signature.root,
-        func=target,
+        func=target.call,
         strict=options.strict,
         timeout=options.timeout,
         sequential=options.sequential,
         requires_approval=options.requires_approval,
         context_param=signature.context_param,
     )
-    made._binding = binding
+    made._binding = target.binding
     return made
-
-
-def _unwrap(func: Any) -> tuple[str | None, Callable[..., Any]]:
-    """Tell how a tool on a class binds: ``"method"``, ``"class"`` or ``None``."""
-    if isinstance(func, staticmethod):
-        return None, func.__func__
-    if isinstance(func, classmethod):
-        return "class", func.__func__
-    if inspect.isfunction(func) and _looks_like_method(func):
-        return "method", func
-    return None, func
-
-
-def _looks_like_method(func: types.FunctionType) -> bool:
-    parts = func.__qualname__.split(".")
-    if len(parts) < 2 or parts[-2] == "<locals>":
-        return False
-    params = list(inspect.signature(func).parameters.values())
-    return (
-        bool(params)
-        and params[0].name in ("self", "cls")
-        and (params[0].annotation is inspect.Parameter.empty)
-    )
-
-
-def _is_async(func: Callable[..., Any]) -> bool:
-    target = getattr(func, "__func__", func)
-    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
-        getattr(target, "__call__", None)  # noqa: B004 - an async __call__ on an object
-    )

@@ -79,8 +79,9 @@ def _read_marker(marker: Any, kind: str, meta: dict[str, Any], cons: dict[str, A
     if isinstance(description, str) and description:
         meta["description"] = description
     examples = getattr(marker, "examples", None)
-    if isinstance(examples, list) and examples:
-        meta["examples"] = [_plain(e) for e in examples]
+    shown = jsonable_default(examples) if isinstance(examples, list) and examples else None
+    if shown is not None:  # examples that cannot be written as JSON are left out
+        meta["examples"] = shown[0]
     nested = getattr(marker, "metadata", None)
     if isinstance(nested, list):  # pydantic FieldInfo keeps annotated-types markers here
         for inner in nested:

@@ -15,7 +15,9 @@ are cyclic node graphs.
 from __future__ import annotations
 
 import copy
+import decimal
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,7 +40,7 @@ __all__ = [
 Schema = dict[str, Any]
 Defs = dict[str, Schema]
 
-_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+_MAX_DIGITS = 4300  # Python's own limit for int <-> str; "1e999999999" must not build an int
 _FLOAT_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -130,7 +132,7 @@ class NullNode(Node):
 
 
 class BoolNode(Node):
-    """A boolean; ``"true"``/``"false"`` are coerced."""
+    """A boolean; the strings ``"true"`` and ``"false"`` (exactly) are coerced."""
 
     kind = "boolean"
 
@@ -140,13 +142,14 @@ class BoolNode(Node):
     def _convert(self, value: Any, path: str, st: State) -> Any:
         if isinstance(value, bool):
             return value
-        if st.coerce and isinstance(value, str) and value.strip().lower() in ("true", "false"):
-            return st.coerced(path, value, value.strip().lower() == "true")
+        if st.coerce and isinstance(value, str) and value in ("true", "false"):
+            return st.coerced(path, value, value == "true")
         return self._refuse(value, path, st)
 
 
 class IntNode(Node):
-    """An integer; an integral float or an integer string is coerced, a bool never is."""
+    """An integer; an integral float or a numeric string of integral value (``"42"``,
+    ``"3.0"``) is coerced; ``"3.5"``, a bool and a non-finite number never are."""
 
     kind = "integer"
 
@@ -158,13 +161,15 @@ class IntNode(Node):
             return value
         if st.coerce and isinstance(value, float) and value.is_integer():
             return st.coerced(path, value, int(value))
-        if st.coerce and isinstance(value, str) and _INT_TEXT.fullmatch(value):
-            return st.coerced(path, value, int(value))
+        if st.coerce and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value):
+            number = decimal.Decimal(value)  # exact, unlike float: "3.0000000000000001" is refused
+            if number.adjusted() < _MAX_DIGITS and number == number.to_integral_value():
+                return st.coerced(path, value, int(number))
         return self._refuse(value, path, st)
 
 
 class NumberNode(Node):
-    """A number; a numeric string is coerced. ``as_float`` builds a Python float."""
+    """A finite number; a numeric string is coerced. ``as_float`` builds a Python float."""
 
     kind = "number"
 
@@ -177,10 +182,20 @@ class NumberNode(Node):
 
     def _convert(self, value: Any, path: str, st: State) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value) if self.as_float else value
+            return self._finite(value, value, path, st)
         if st.coerce and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value):
-            return st.coerced(path, value, float(value))
+            return self._finite(value, st.coerced(path, value, float(value)), path, st)
         return self._refuse(value, path, st)
+
+    def _finite(self, value: Any, number: float, path: str, st: State) -> Any:
+        # JSON has no NaN or Infinity; Python's json reads them, and "1e400" overflows to inf.
+        try:
+            out = float(number)
+        except OverflowError:
+            out = math.inf
+        if not math.isfinite(out):
+            return st.fail(path, f"expected a finite number, got {describe_value(value)}")
+        return out if self.as_float or isinstance(number, float) else number
 
 
 class StrNode(Node):
@@ -213,9 +228,12 @@ class StrNode(Node):
         if self.build is None:
             return value
         try:
-            return self.build(value)
+            built = self.build(value)
         except (ValueError, ArithmeticError):
             return self._refuse(value, path, st)
+        if isinstance(built, decimal.Decimal):  # bounds of Annotated[Decimal, Ge(0)]
+            return check_constraints(built, self.constraints, path, st)
+        return built
 
 
 class EnumNode(Node):
@@ -240,8 +258,11 @@ class EnumNode(Node):
         self.build = build
         self.name = name
         self.info = info or {}
-        kinds = {_json_type(v) for v in values}
-        self.kind = kinds.pop() if len(kinds) == 1 else "enum"
+        kinds = list(dict.fromkeys(_json_type(v) for v in values))
+        if set(kinds) == {"integer", "number"}:
+            kinds = ["number"]
+        self.types = kinds  # a mixed Literal["a", 1] renders "type": ["string", "integer"]
+        self.kind = kinds[0] if len(kinds) == 1 else "enum"
 
     def describe(self) -> str:
         return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in self.values)
@@ -250,7 +271,9 @@ class EnumNode(Node):
         return any(type(v) is type(value) for v in self.values)
 
     def _schema(self, defs: Defs) -> Schema:
-        body: Schema = {"type": self.kind} if self.kind != "enum" else {}
+        body: Schema = {}
+        if "enum" not in self.types:  # OpenAI strict and Gemini want a type on every node
+            body["type"] = self.kind if len(self.types) == 1 else list(self.types)
         body["enum"] = list(self.values)
         if self.name is None:
             return body
@@ -266,14 +289,23 @@ class EnumNode(Node):
             folded = [v for v in self.values if isinstance(v, str) and v.lower() == value.lower()]
             if len(folded) == 1:
                 return st.coerced(path, value, folded[0])
-        if st.coerce and self.kind == "integer":
-            number = IntNode().convert(value, path, State())
-            if number is not INVALID and number in self.values:
-                return st.coerced(path, value, number)
+        scalar = _SCALAR_NODES.get(self.kind) if st.coerce else None
+        if scalar is not None:  # the scalar's own coercions: "2" for Literal[1, 2], "true"...
+            plain = scalar().convert(value, path, State())
+            match = next((a for a in self.values if _same(a, plain)), INVALID)
+            if plain is not INVALID and match is not INVALID:
+                return st.coerced(path, value, match)
         return self._refuse(value, path, st)
 
     def _build(self, value: Any, path: str, st: State) -> Any:
         return value if self.build is None else self.build(value)
+
+
+_SCALAR_NODES: dict[str, Callable[[], Node]] = {
+    "integer": IntNode,
+    "number": lambda: NumberNode(as_float=False),
+    "boolean": BoolNode,
+}
 
 
 def _json_type(value: Any) -> str:

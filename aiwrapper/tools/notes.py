@@ -30,6 +30,7 @@ _TEMPLATES = {
     "examples": "Examples: {}.",
     "const": "Must be {}.",
     "enum": "Allowed values: {}.",
+    "keys": "Allowed keys: {}.",
 }
 
 
@@ -43,7 +44,9 @@ def constraint_note(key: str, value: Any) -> str:
     Returns:
         The sentence, e.g. ``"Must be > 0."``.
     """
-    if key in ("enum", "examples") and isinstance(value, list):
+    if key == "propertyNames" and isinstance(value, dict) and isinstance(value.get("enum"), list):
+        key, value = "keys", value["enum"]
+    if key in ("enum", "examples", "keys") and isinstance(value, list):
         shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in value)
     elif key in ("default", "const", "pattern"):
         shown = json.dumps(value, ensure_ascii=False)

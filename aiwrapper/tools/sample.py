@@ -27,6 +27,7 @@ _FORMATS = {
     "uri": "https://example.com",
 }
 _EXAMPLE_IN_TEXT = re.compile(r"""(?:e\.g\.|for example|such as),?\s*["'`]([^"'`]+)["'`]""")
+_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _STRING_CANDIDATES = ("example", "1", "a", "A", "abc", "x1", "0", "1.5", "user@example.com")
 
 
@@ -96,6 +97,8 @@ def _pick_arm(arms: list[Any], depth: int) -> Any:
 def _string(schema: dict[str, Any], variant: int) -> str:
     if schema.get("format") in _FORMATS:
         return _FORMATS[schema["format"]]
+    if _BOUNDS & schema.keys():  # a Decimal written as a string, with numeric bounds
+        return str(_number(schema, variant, integer=False))
     low, high = schema.get("minLength", 0), schema.get("maxLength")
     pattern = schema.get("pattern")
     candidates = [f"{c}{variant}" if variant else c for c in _STRING_CANDIDATES]
@@ -153,7 +156,11 @@ def _object(schema: dict[str, Any], root: dict[str, Any], depth: int) -> dict[st
     required = set(schema.get("required", []))
     if not isinstance(props, dict) or not props:
         extra = schema.get("additionalProperties")
-        return {"key": sample_value(extra, root, depth + 1)} if isinstance(extra, dict) else {}
+        if not isinstance(extra, dict):
+            return {}
+        names = schema.get("propertyNames")
+        key = sample_value(names, root, depth + 1) if isinstance(names, dict) else "key"
+        return {key if isinstance(key, str) else "key": sample_value(extra, root, depth + 1)}
     return {
         key: sample_value(sub, root, depth + 1)
         for key, sub in props.items()

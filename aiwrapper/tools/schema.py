@@ -3,12 +3,14 @@
 This module owns the signature pipeline behind ``@tool``:
 
 1. list the parameters (``inspect.signature``), refusing ``*args``, ``**kwargs`` and
-   positional-only ones, and leaving out ``self``/``cls`` of methods;
-2. resolve the annotations (``typing.get_type_hints(include_extras=True)``, falling back to the
-   function's closure and the decorating frame's locals for nested definitions);
+   positional-only ones, and leaving out ``self``/``cls`` of methods and the parameters a
+   ``functools.partial`` already fixed;
+2. resolve the annotations (``typing.get_type_hints(include_extras=True)`` on the function that
+   describes the call, see :mod:`aiwrapper.tools.callables`), falling back to the function's
+   closure and the decorating frame's locals for nested definitions;
 3. read descriptions from the docstring;
 4. compile each annotation into a node (:mod:`aiwrapper.tools.typemap`), adding its
-   description and default, and set aside the parameter that receives the ``Context``;
+   description and default, and set aside the one parameter that receives the ``Context``;
 5. render the canonical schema: a closed object with ``$defs`` for named types.
 
 Dialect rendering is left to :mod:`aiwrapper.tools.dialects`.
@@ -18,15 +20,17 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ToolDefinitionError
+from .callables import Target
 from .compound import ObjectNode
 from .context import is_context_annotation
-from .docstrings import parse_docstring
+from .docstrings import Docs, parse_docstring
 from .metadata import jsonable_default
 from .nodes import Defs, Node, Schema
 from .typemap import TypeMapper
@@ -58,16 +62,14 @@ class Signature:
 
 
 def read_signature(
-    func: Callable[..., Any],
+    target: Target,
     *,
-    skip_first: bool = False,
     frame_locals: Callable[[], Mapping[str, Any]] | None = None,
 ) -> Signature:
-    """Run the pipeline on one function.
+    """Run the pipeline on one callable.
 
     Args:
-        func: The function (or bound method) to describe.
-        skip_first: Leave out the first parameter (``self``/``cls`` of an unbound method).
+        target: The classified callable (see :func:`~aiwrapper.tools.callables.inspect_target`).
         frame_locals: Gives the decorating scope's local names, asked only when a name in an
             annotation cannot be resolved otherwise.
 
@@ -77,22 +79,27 @@ def read_signature(
     Raises:
         ToolDefinitionError: A parameter that cannot be described, naming it.
     """
-    owner = getattr(func, "__qualname__", repr(func))
-    params = _list_parameters(func, owner, skip_first)
-    hints, localns = _resolve_hints(func, owner, frame_locals)
-    docs = parse_docstring(inspect.getdoc(func))
-    mapper = TypeMapper(owner, localns)
+    owner = str(getattr(target.source, "__qualname__", None) or target.name or repr(target.call))
+    params = _list_parameters(target, owner)
+    source = _only_annotations_of(target.source, {p.name for p in params})
+    hints, localns = _resolve_hints(source, owner, frame_locals)
+    docs = _read_docs(target.docs)
+    mapper = TypeMapper(owner, localns, _globals_of(target.source))
     root = ObjectNode()
-    context_param = None
+    context_params = []
     for param in params:
         if param.name not in hints:
             raise ToolDefinitionError(f"{owner}: parameter {param.name!r} has no type annotation")
         if is_context_annotation(hints[param.name]):
-            context_param = param.name
+            context_params.append(param.name)
             continue
         root.fields[param.name] = _parameter_node(mapper, param, hints, docs.params)
         if param.default is inspect.Parameter.empty:
             root.required.append(param.name)
+    if len(context_params) > 1:
+        names = ", ".join(repr(name) for name in context_params)
+        raise ToolDefinitionError(f"{owner}: parameters {names} all ask for the Context; keep one")
+    context_param = context_params[0] if context_params else None
     return Signature(docs.description, render_parameters(root), root, context_param)
 
 
@@ -105,15 +112,14 @@ def render_parameters(root: ObjectNode) -> Schema:
     return out
 
 
-def _list_parameters(
-    func: Callable[..., Any], owner: str, skip_first: bool
-) -> list[inspect.Parameter]:
+def _list_parameters(target: Target, owner: str) -> list[inspect.Parameter]:
     try:
-        params = list(inspect.signature(func).parameters.values())
+        params = list(inspect.signature(target.call).parameters.values())
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(f"{owner}: cannot read the signature: {exc}") from exc
-    if skip_first and params:
-        params = params[1:]
+    if target.binding is not None and params:
+        params = params[1:]  # self or cls of a method declared on a class
+    params = [p for p in params if p.name not in target.hidden]
     for param in params:
         if param.kind in _BAD_KINDS:
             reason = _BAD_KINDS[param.kind]
@@ -122,23 +128,54 @@ def _list_parameters(
 
 
 def _resolve_hints(
-    func: Callable[..., Any], owner: str, frame_locals: Callable[[], Mapping[str, Any]] | None
+    source: Any, owner: str, frame_locals: Callable[[], Mapping[str, Any]] | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
-        return typing.get_type_hints(func, include_extras=True), {}
+        return typing.get_type_hints(source, include_extras=True), {}
     except NameError:
         pass
+    except TypeError as exc:
+        raise ToolDefinitionError(f"{owner}: cannot read the annotations: {exc}") from exc
     localns = dict(frame_locals() if frame_locals else {})
-    target = inspect.unwrap(getattr(func, "__func__", func))
     with contextlib.suppress(TypeError, ValueError):
-        localns.update(inspect.getclosurevars(target).nonlocals)
+        localns.update(inspect.getclosurevars(inspect.unwrap(_function_of(source))).nonlocals)
     try:
-        return typing.get_type_hints(func, localns=localns, include_extras=True), localns
+        return typing.get_type_hints(source, localns=localns, include_extras=True), localns
     except NameError as exc:
         raise ToolDefinitionError(
             f"{owner}: cannot resolve the annotation name {exc.name!r}; define it at module "
             "level or in the scope where @tool is applied"
         ) from exc
+
+
+def _only_annotations_of(source: Any, names: set[str]) -> Any:
+    """Let ``get_type_hints`` see only the listed parameters' annotations: ``self: Shop`` and
+    ``-> Shop`` name a class that is still being defined while ``@tool`` runs in its body."""
+    annotations = getattr(source, "__annotations__", None)
+    if not isinstance(annotations, dict) or annotations.keys() <= names:
+        return source
+    kept = {k: v for k, v in annotations.items() if k in names}
+    return types.SimpleNamespace(__annotations__=kept, __wrapped__=source)  # globals via wrapped
+
+
+def _function_of(source: Any) -> Any:
+    return getattr(source, "__func__", source)
+
+
+def _globals_of(source: Any) -> dict[str, Any]:
+    """The namespace the function was defined in (a notebook cell's namespace included)."""
+    found = getattr(inspect.unwrap(_function_of(source)), "__globals__", None)
+    return found if isinstance(found, dict) else {}
+
+
+def _read_docs(texts: tuple[str | None, ...]) -> Docs:
+    """Merge docstrings, best first: the first description wins, parameters fill in."""
+    found = [parse_docstring(text) for text in texts]
+    description = next((d.description for d in found if d.description), "")
+    params: dict[str, str] = {}
+    for docs in reversed(found):
+        params.update(docs.params)
+    return Docs(description, params)
 
 
 def _parameter_node(

@@ -2,9 +2,10 @@
 
 This module owns :func:`compile_schema`, which reads a JSON Schema (the subset tools use:
 ``type`` (a name or a list), ``enum``, ``const``, ``properties``/``required``/
-``additionalProperties``, ``items``/``prefixItems``, ``anyOf``/``oneOf``, ``allOf``, local
-``$ref``, OpenAPI's ``nullable`` and the numeric, length and pattern constraints) into the
-same nodes the type hints compile to. Values are kept as plain JSON: no Python types are built.
+``additionalProperties``/``propertyNames``, ``items``/``prefixItems``, ``anyOf``/``oneOf``,
+``allOf``, local ``$ref``, OpenAPI's ``nullable`` and the numeric, length and pattern
+constraints) into the same nodes the type hints compile to. Values are kept as plain JSON:
+no Python types are built.
 """
 
 from __future__ import annotations
@@ -83,10 +84,12 @@ class _Compiler:
         props = schema.get("properties")
         extra = schema.get("additionalProperties", True)
         if not isinstance(props, Mapping) or not props:
+            names = schema.get("propertyNames")
+            key = self.compile(names) if isinstance(names, Mapping) else None
             if isinstance(extra, Mapping):
-                return DictNode(self.compile(extra))
+                return DictNode(self.compile(extra), key=key)
             if extra is not False:
-                return DictNode(None)
+                return DictNode(None, key=key)
             props = {}
         node = ObjectNode()
         node.fields = {str(k): self.compile(v) for k, v in props.items()}

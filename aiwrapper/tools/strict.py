@@ -5,14 +5,18 @@ properties made nullable, defaults and examples dropped, ``$ref`` nodes with sib
 inlined, ``const`` turned into a one-value ``enum``. Length, uniqueness and property-count
 keywords and unsupported string formats are not part of the strict subset: they move into the
 description as notes, which marks the conversion lossy (``strict=None`` then keeps the plain
-schema). What strict mode cannot express at all (a free-form ``dict``, ``Any``, a fixed-length
-``tuple``, ``allOf``/``not``/conditionals) raises :class:`StrictError` naming the parameter.
+schema). An optional field that accepts ``null`` itself and has a default other than ``None``
+is lossy too: strict mode makes the model send it, so its default can never be asked for.
+What strict mode cannot express at all (a free-form ``dict``, ``Any``, a fixed-length
+``tuple``, ``allOf``/``not``/conditionals, a schema over OpenAI's size limits, see
+:mod:`aiwrapper.tools.limits`) raises :class:`StrictError` naming the parameter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .limits import LimitError, check_limits
 from .notes import add_notes, constraint_note
 
 __all__ = ["StrictError", "make_strict"]
@@ -33,6 +37,7 @@ _FATAL = {
 _NOTED = ("minLength", "maxLength", "uniqueItems", "minProperties", "maxProperties")
 _FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 _DROPPED = ("default", "examples", "$schema")
+_MISSING = object()
 
 
 class StrictError(ValueError):
@@ -44,7 +49,8 @@ class StrictError(ValueError):
     """
 
     def __init__(self, where: str, reason: str) -> None:
-        super().__init__(f"parameter {where!r} cannot be used in OpenAI strict mode: {reason}")
+        subject = f"parameter {where!r}" if where else "the schema"
+        super().__init__(f"{subject} cannot be used in OpenAI strict mode: {reason}")
         self.where = where
         self.reason = reason
 
@@ -100,6 +106,8 @@ class _Strict:
         for key, sub in props.items():
             path = key if not where else f"{where}.{key}"
             strict_sub = self.node(sub, path)
+            if key not in required and _default_unreachable(sub):
+                self.lossy = True
             new_props[key] = strict_sub if key in required else _nullable(strict_sub)
         out["properties"] = new_props
         out["required"] = list(new_props)
@@ -127,6 +135,24 @@ class _Strict:
         if name not in self.done:
             self.done[name] = {}  # placeholder: recursive types come back here
             self.done[name] = self.node(self._target(ref), f"{where} ({name})")
+
+
+def _default_unreachable(schema: Any) -> bool:
+    """An optional field that accepts ``null`` itself: in strict mode the model must send it,
+    and its ``null`` is a value, so a default other than ``None`` can never be asked for."""
+    return _accepts_null(schema) and schema.get("default", _MISSING) is not None
+
+
+def _accepts_null(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if isinstance(schema.get("enum"), list) and None in schema["enum"]:
+        return True
+    arms = schema.get("anyOf", schema.get("oneOf"))
+    return isinstance(arms, list) and any(_accepts_null(arm) for arm in arms)
 
 
 def _nullable(schema: Schema) -> Schema:
@@ -167,4 +193,8 @@ def make_strict(parameters: Schema) -> tuple[Schema, bool]:
         converter._visit_ref(f"#/$defs/{name}", name)
     if converter.done:
         out["$defs"] = {name: converter.done[name] for name in converter.defs}
+    try:
+        check_limits(out)
+    except LimitError as exc:
+        raise StrictError(exc.where, exc.reason) from exc
     return out, not converter.lossy

@@ -46,9 +46,12 @@ def _parse_time(text: str) -> dt.time:
 
 def _parse_decimal(text: str) -> decimal.Decimal:
     try:
-        return decimal.Decimal(text)
+        number = decimal.Decimal(text)
     except decimal.InvalidOperation as exc:
         raise ValueError(text) from exc
+    if not number.is_finite():  # "NaN" and "Infinity" are not JSON numbers
+        raise ValueError(text)
+    return number
 
 
 _STRING_TYPES: dict[Any, Callable[[], StrNode]] = {
@@ -91,13 +94,23 @@ class TypeMapper:
     Args:
         owner: The tool's function name, used in error messages.
         localns: Extra names for resolving string annotations of nested classes.
+        globalns: The tool function's globals: classes defined beside it (in a notebook cell,
+            or in a namespace given to ``exec``) resolve their annotations there when their
+            ``__module__`` does not lead to that namespace.
     """
 
-    def __init__(self, owner: str, localns: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        owner: str,
+        localns: dict[str, Any] | None = None,
+        globalns: dict[str, Any] | None = None,
+    ) -> None:
         self.owner = owner
         self.localns = localns or {}
+        self.globalns = globalns or {}
         self._named: dict[Any, Node] = {}
         self._names: set[str] = set()
+        self._pydantic_defs: dict[str, dict[str, Any]] = {}
 
     def node(self, tp: Any, where: str) -> Node:
         """Compile one annotation; ``where`` names the parameter or field for errors."""
@@ -147,9 +160,12 @@ class TypeMapper:
             return TupleNode([self.node(arg, where) for arg in args])
         if origin in _MAPPINGS:
             key = args[0] if args else str
-            if key not in (str, Any) and get_origin(key) is not typing.Literal:
-                raise self._unsupported(tp, where, "mapping keys must be str (JSON object keys)")
-            return DictNode(self.node(args[1], where) if args else None)
+            value = self.node(args[1], where) if args else None
+            if key in (str, Any):
+                return DictNode(value)
+            if get_origin(key) is typing.Literal and all(isinstance(k, str) for k in get_args(key)):
+                return DictNode(value, key=self.node(key, where))
+            raise self._unsupported(tp, where, "mapping keys must be str (JSON object keys)")
         raise self._unsupported(tp, where)
 
     def _item(self, args: tuple[Any, ...], where: str) -> Node:
@@ -163,7 +179,7 @@ class TypeMapper:
         if issubclass(tp, enum.Enum):
             return self._enum(tp, where)
         if is_pydantic_model(tp):
-            node: Node = PydanticNode(tp, self._def_name(tp))
+            node: Node = PydanticNode(tp, self._claim)
             self._named[tp] = node
             return node
         if dataclasses.is_dataclass(tp) or tx.is_typeddict(tp) or _is_namedtuple(tp):
@@ -184,7 +200,10 @@ class TypeMapper:
         hints = self._class_hints(tp)
         docs = parse_docstring(tp.__doc__).params
         for name, default, description, required in _record_fields(tp, hints):
-            field_node = self.node(hints[name], f"{where} -> {tp.__name__}.{name}")
+            field = f"{where} -> {tp.__name__}.{name}"
+            if name not in hints:
+                raise ToolDefinitionError(f"{self.owner}: field {field!r} has no type annotation")
+            field_node = self.node(hints[name], field)
             meta: dict[str, Any] = {}
             if description or docs.get(name):
                 meta["description"] = description or docs[name]
@@ -201,6 +220,11 @@ class TypeMapper:
         localns = {**self.localns, tp.__name__: tp}
         try:
             return typing.get_type_hints(tp, localns=localns, include_extras=True)
+        except NameError:
+            pass
+        try:  # names the class's module does not know: try the tool function's namespace
+            wider = {**self.globalns, **localns}
+            return typing.get_type_hints(tp, localns=wider, include_extras=True)
         except NameError as exc:
             raise ToolDefinitionError(
                 f"{self.owner}: cannot resolve the annotation {exc.name!r} in {tp.__qualname__}; "
@@ -208,10 +232,21 @@ class TypeMapper:
             ) from exc
 
     def _def_name(self, tp: type) -> str:
-        name, n = tp.__name__, 2
+        return self._unique(tp.__name__)
+
+    def _unique(self, wanted: str) -> str:
+        name, n = wanted, 2
         while name in self._names:
-            name, n = f"{tp.__name__}{n}", n + 1
+            name, n = f"{wanted}{n}", n + 1
         self._names.add(name)
+        return name
+
+    def _claim(self, wanted: str, body: dict[str, Any]) -> str:
+        """Name a pydantic model's definition; the same definition met twice keeps its name."""
+        if self._pydantic_defs.get(wanted) == body:
+            return wanted
+        name = self._unique(wanted)
+        self._pydantic_defs[name] = body
         return name
 
     def _unsupported(self, tp: Any, where: str, why: str = "") -> ToolDefinitionError:

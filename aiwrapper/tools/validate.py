@@ -4,14 +4,32 @@ This module owns what every node of a compiled schema (see :mod:`aiwrapper.tools
 while it checks a value: where errors and coercions are collected, how JSON pointers are
 built, how keyword constraints (bounds, lengths, pattern) are checked, and the entry point
 :func:`validate_arguments`. The safe coercions themselves live with the node that applies them.
-The coercion list is exhaustive (DESIGN.md "Validation"): integral float or integer string to
-int, int or numeric string to float, ``"true"``/``"false"`` to bool, JSON text where an object
-or array is expected, a single value where an array is expected, and a case-insensitive match
-of a string enum value. Each one applied is recorded as ``{"path", "from", "to"}``.
+
+The coercion list is exhaustive (DESIGN.md "Validation", "Validation edge cases"):
+
+- to an integer: an integral float (``3.0``) or a numeric string of integral value (``"42"``,
+  ``"3.0"``); never ``"3.5"``, ``3.5`` or a boolean;
+- to a number: an integer, or a numeric string; never a boolean, NaN or an infinity;
+- to a boolean: exactly the strings ``"true"`` and ``"false"``; never ``1``/``0``;
+- to an object or array: JSON text holding one;
+- to an array: a single value (not ``null``), wrapped;
+- to a string Enum (and a JSON Schema ``enum``): a unique case-insensitive match.
+
+One more rule is not a coercion of a value but follows OpenAI strict mode (protocols.md 1.2):
+there every property is required and an optional one is sent as nullable, so a model that
+means "leave it out" sends ``null``. A ``null`` for an optional field whose own type does not
+accept ``null`` therefore means "omitted": the key is dropped and the function's default
+applies (recorded as a coercion). A required field, or one that accepts ``null``, gets the
+``null`` as its value or error. The rule holds for every tool, strict or not: validation
+does not know which dialect a call was made under (a conversation may move between
+providers), and no other dialect lets ``null`` mean anything for such a field.
+
+Each coercion applied is recorded as ``{"path", "from", "to"}``.
 """
 
 from __future__ import annotations
 
+import decimal
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -93,15 +111,18 @@ def describe_value(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean {json.dumps(value)}"
     if isinstance(value, (int, float)):
-        return f"number {value!r}"
+        return f"number {_shorten(repr(value))}"
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"string {json.dumps(shown, ensure_ascii=False)}"
+        return f"string {json.dumps(_shorten(value), ensure_ascii=False)}"
     if isinstance(value, (list, tuple)):
         return "an array"
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _NUMBER_RULES: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
@@ -133,7 +154,7 @@ def check_constraints(value: Any, constraints: Mapping[str, Any], path: str, st:
     if not constraints:
         return value
     before = len(st.errors)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
         _check_number(value, constraints, path, st)
     elif isinstance(value, (str, list, dict)):
         _check_length(value, constraints, path, st)
@@ -143,14 +164,20 @@ def check_constraints(value: Any, constraints: Mapping[str, Any], path: str, st:
     return INVALID if len(st.errors) > before else value
 
 
-def _check_number(value: float, constraints: Mapping[str, Any], path: str, st: State) -> None:
+def _check_number(value: Any, constraints: Mapping[str, Any], path: str, st: State) -> None:
     for key, ok, words in _NUMBER_RULES:
         bound = constraints.get(key)
         if bound is not None and not ok(value, bound):
-            st.fail(path, f"must be {words} {bound}, got {value!r}")
+            st.fail(path, f"must be {words} {bound}, got {value}")
     step = constraints.get("multipleOf")
-    if step and (value / step) != int(value / step):
-        st.fail(path, f"must be a multiple of {step}, got {value!r}")
+    if step and not _is_multiple(value, step):
+        st.fail(path, f"must be a multiple of {step}, got {value}")
+
+
+def _is_multiple(value: Any, step: Any) -> bool:
+    if isinstance(value, decimal.Decimal):  # Decimal does not divide by a float
+        return value % decimal.Decimal(str(step)) == 0
+    return bool((value / step) == int(value / step))
 
 
 def _check_length(
@@ -195,10 +222,10 @@ def validate_arguments(
         ToolArgumentsError: Listing every bad field by JSON pointer.
     """
     if isinstance(arguments, (str, bytes)):
-        text = arguments.decode() if isinstance(arguments, bytes) else arguments
         try:
+            text = arguments.decode() if isinstance(arguments, bytes) else arguments
             arguments = json.loads(text) if text.strip() else {}
-        except ValueError as exc:
+        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError both
             message = f"arguments are not valid JSON ({exc}); send a JSON object"
             raise ToolArgumentsError(tool_name, [{"path": "", "message": message}]) from exc
     if not isinstance(arguments, Mapping):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -216,3 +218,198 @@ async def test_dict_definition_cannot_be_invoked() -> None:
         await spec.invoke({"q": "x"})
     with pytest.raises(TypeError):
         spec()
+
+
+class Greeter:
+    """Greets people politely."""
+
+    def __init__(self) -> None:
+        self.name = "not the tool name"  # instance attributes must not leak into the Tool
+        self.description = "not the tool description"
+        self.prefix = "Hello"
+
+    def __call__(self, who: str, times: int = 1) -> str:
+        """Greet someone.
+
+        Args:
+            who: Person to greet.
+        """
+        return " ".join([f"{self.prefix} {who}"] * times)
+
+
+class AsyncCounter:
+    async def __call__(self, step: int) -> int:
+        return step + 1
+
+
+def test_callable_instance_is_described_by_its_call_method() -> None:
+    made = tool(Greeter())
+    assert made.name == "Greeter"
+    assert made.description == "Greet someone."
+    assert made.parameters == {
+        "type": "object",
+        "properties": {
+            "who": {"type": "string", "description": "Person to greet."},
+            "times": {"type": "integer", "default": 1},
+        },
+        "required": ["who"],
+        "additionalProperties": False,
+    }
+    assert made("Ada") == "Hello Ada"
+
+
+@pytest.mark.anyio
+async def test_callable_instances_are_invoked_sync_and_async() -> None:
+    assert await tool(Greeter()).invoke({"who": "Ada", "times": "2"}) == "Hello Ada Hello Ada"
+    counter = tool(name="count")(AsyncCounter())
+    assert counter.name == "count"
+    assert await counter.invoke({"step": 1}) == 2
+
+
+def lookup(query: str, db: threading.Lock, limit: int = 5, *, unit: str = "c") -> str:
+    """Look something up.
+
+    Args:
+        query: What to look for.
+        limit: How many results.
+    """
+    return f"{query}:{limit}:{unit}"
+
+
+@pytest.mark.anyio
+async def test_partial_hides_the_arguments_it_fixed() -> None:
+    made = tool(functools.partial(lookup, db=threading.Lock(), unit="f"))
+    assert made.name == "lookup"
+    assert made.description == "Look something up."
+    assert made.parameters["properties"] == {
+        "query": {"type": "string", "description": "What to look for."},
+        "limit": {"type": "integer", "description": "How many results.", "default": 5},
+    }
+    assert await made.invoke({"query": "q"}) == "q:5:f"
+    positional = tool(functools.partial(lookup, "fixed", threading.Lock()))
+    assert list(positional.parameters["properties"]) == ["limit", "unit"]
+    assert await positional.invoke({"limit": 2}) == "fixed:2:c"
+
+
+@pytest.mark.anyio
+async def test_partial_of_an_async_function_is_awaited() -> None:
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    made = tool(name="add_one")(functools.partial(add, b=1))
+    assert list(made.parameters["properties"]) == ["a"]
+    assert await made.invoke({"a": 1}) == 2
+
+
+NOTEBOOK_CELL = """
+from __future__ import annotations
+import dataclasses
+from aiwrapper import tool
+
+@dataclasses.dataclass
+class Leaf:
+    value: int
+
+@dataclasses.dataclass
+class Branch:
+    leaf: Leaf
+    more: list[Branch] = dataclasses.field(default_factory=list)
+
+@tool
+def grow(branch: Branch, depth: int = 1) -> int:
+    '''Grow a branch.
+
+    Args:
+        branch: Where to start.
+    '''
+    return branch.leaf.value + depth
+"""
+
+
+@pytest.mark.anyio
+async def test_function_defined_in_a_notebook_cell() -> None:
+    namespace: dict[str, Any] = {"__name__": "__main__"}  # what a Jupyter cell runs in
+    exec(NOTEBOOK_CELL, namespace)
+    grow = namespace["grow"]
+    assert grow.func.__module__ == "__main__"
+    assert grow.parameters["properties"]["branch"] == {
+        "$ref": "#/$defs/Branch",
+        "description": "Where to start.",
+    }
+    assert grow.parameters["$defs"]["Leaf"]["properties"] == {"value": {"type": "integer"}}
+    built = grow.validate({"branch": {"leaf": {"value": 2}, "more": [{"leaf": {"value": 3}}]}})
+    assert built["branch"].more[0].leaf.value == 3
+    assert await grow.invoke({"branch": {"leaf": {"value": 2}}}) == 3
+
+
+def logged(func: Any) -> Any:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+class Shop:
+    def __init__(self, stock: int) -> None:
+        self.stock = stock
+
+    @tool
+    @logged
+    def restock(self, count: int) -> int:
+        self.stock += count
+        return self.stock
+
+    @tool
+    def take(self: Shop, count: int) -> int:
+        """Take items (``self`` is annotated here)."""
+        self.stock -= count
+        return self.stock
+
+    @tool
+    async def peek(self, extra: int = 0) -> int:
+        return self.stock + extra
+
+    @tool
+    @classmethod
+    def label(cls, upper: bool) -> str:
+        return cls.__name__.upper() if upper else cls.__name__
+
+
+@pytest.mark.anyio
+async def test_methods_bound_async_and_classmethod_are_invoked() -> None:
+    shop = Shop(10)
+    assert Shop.take.parameters["properties"] == {"count": {"type": "integer"}}
+    assert await shop.take.invoke({"count": "3"}) == 7
+    assert Shop.restock.parameters["properties"] == {"count": {"type": "integer"}}
+    assert await shop.restock.invoke({"count": 1}) == 8
+    assert await shop.peek.invoke({"extra": 1}) == 9
+    assert await shop.label.invoke({"upper": "true"}) == "SHOP"
+    assert await Shop.label.invoke({"upper": False}) == "Shop"
+
+
+def test_two_context_parameters_fail_at_decoration() -> None:
+    def both(a: Context, b: Context[int] | None) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError, match="parameters 'a', 'b' all ask for the Context"):
+        tool(both)
+
+
+def test_context_may_be_annotated() -> None:
+    def f(q: str, ctx: Annotated[Context[int], "the run"]) -> None:
+        pass
+
+    made = tool(f)
+    assert made.context_param == "ctx"
+    assert list(made.parameters["properties"]) == ["q"]
+
+
+def test_untyped_namedtuple_field_fails_at_decoration() -> None:
+    Pair = collections.namedtuple("Pair", "left right")
+
+    def f(pair: Pair) -> None:
+        pass
+
+    with pytest.raises(ToolDefinitionError, match=r"field 'pair -> Pair.left' has no type"):
+        tool(f)

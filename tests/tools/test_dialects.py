@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import datetime as dt
+import decimal
+import uuid
 from typing import Annotated, Any, Literal
 
 import pytest
 
 from aiwrapper.errors import ToolDefinitionError
-from aiwrapper.tools import DIALECTS, Param, tool
+from aiwrapper.tools import DIALECTS, Param, to_tool, tool
 
-from .helpers import Color, Tree
+from .helpers import (
+    Address,
+    Color,
+    Item,
+    Level,
+    Movie,
+    Point,
+    Tree,
+    gemini_violations,
+    strict_violations,
+)
 
 
 @tool
@@ -293,13 +307,29 @@ def test_unknown_dialect_lists_valid_ones() -> None:
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_schema_for_is_cached_and_returns_fresh_top_level(dialect: str) -> None:
-    first = search.schema_for(dialect)
-    first["extra"] = 1
-    second = search.schema_for(dialect)
-    assert "extra" not in second
-    assert search._cache[dialect] is not second
-    assert second == {k: v for k, v in first.items() if k != "extra"}
+def test_schema_for_returns_a_deep_copy_that_callers_may_edit(dialect: str) -> None:
+    @tool
+    def paint(color: Color, tree: Tree | None = None, tags: list[str] | None = None) -> None:
+        pass
+
+    before = copy.deepcopy(paint.parameters)
+    first = paint.schema_for(dialect)
+    expected = copy.deepcopy(first)
+    _scribble(first)
+    assert paint.schema_for(dialect) == expected
+    assert paint.parameters == before
+
+
+def _scribble(value: Any) -> None:
+    """Change every dict and list inside ``value`` in place."""
+    if isinstance(value, dict):
+        for sub in list(value.values()):
+            _scribble(sub)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for sub in value:
+            _scribble(sub)
+        value.append("scribbled")
 
 
 @dataclasses.dataclass
@@ -321,3 +351,240 @@ def test_no_constraint_is_dropped_silently(dialect: str) -> None:
         assert "At most 3 characters." in text
         assert "Must be >= 0." in text
     assert "Items must be unique." in text
+
+
+def probe(annotation: Any, default: Any = ...) -> Any:
+    def f(x: int) -> None:
+        pass
+
+    f.__annotations__ = {"x": annotation}
+    if default is not ...:
+        f.__defaults__ = (default,)
+    return tool(f)
+
+
+@dataclasses.dataclass
+class Empty:
+    """Nothing inside."""
+
+
+EVERY_TYPE: list[Any] = [
+    str,
+    int,
+    float,
+    bool,
+    Any,
+    list,
+    list[Item],
+    set[str],
+    frozenset[int],
+    tuple[int, str],
+    tuple[int, ...],
+    tuple[()],
+    dict,
+    dict[str, float],
+    dict[Literal["a", "b"], int],
+    int | None,
+    int | str,
+    Item | Point | None,
+    Literal["a", "b"],
+    Literal[1, 2],
+    Literal[True],
+    Literal["a", 1, True],
+    Literal["a"] | None,
+    Color,
+    Level,
+    Empty,
+    Tree,
+    Point,
+    Movie,
+    Address,
+    dt.datetime,
+    dt.date,
+    dt.time,
+    uuid.UUID,
+    decimal.Decimal,
+    Annotated[int, Param(ge=0, lt=5)],
+    Annotated[str, Param(min_length=1, pattern="^a", examples=["ab"])],
+    Annotated[list[int], Param(min_length=1, max_length=3)],
+]
+
+
+@pytest.mark.parametrize("annotation", EVERY_TYPE)
+def test_gemini_parameters_follow_every_schema_rule(annotation: Any) -> None:
+    declaration = probe(annotation).schema_for("gemini")
+    assert gemini_violations(declaration["parameters"]) == []
+
+
+STRICTABLE = [
+    t for t in EVERY_TYPE if t not in (Any, list, dict, dict[str, float], tuple[int, str])
+]
+STRICTABLE.remove(tuple[()])
+STRICTABLE.remove(dict[Literal["a", "b"], int])
+
+
+@pytest.mark.parametrize("annotation", STRICTABLE)
+def test_openai_strict_follows_every_strict_rule(annotation: Any) -> None:
+    required = probe(annotation).schema_for("openai-strict")["function"]["parameters"]
+    optional = probe(annotation, None).schema_for("openai-strict")["function"]["parameters"]
+    assert strict_violations(required) == []
+    assert strict_violations(optional) == []
+
+
+@pytest.mark.parametrize("annotation", [Any, list, dict, dict[str, float], tuple[int, str]])
+def test_openai_strict_refuses_what_it_cannot_express(annotation: Any) -> None:
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'x(\[\])?' cannot be used in"):
+        probe(annotation).schema_for("openai-strict")
+    assert "strict" not in probe(annotation).schema_for("openai")["function"]
+
+
+def test_gemini_splits_a_mixed_literal_between_typed_arms() -> None:
+    params = probe(Literal["a", "b", 1, True]).schema_for("gemini")["parameters"]
+    assert params["properties"]["x"] == {
+        "anyOf": [
+            {"type": "string", "enum": ["a", "b"]},
+            {"type": "integer", "description": "Allowed values: 1."},
+            {"type": "boolean", "description": "Allowed values: true."},
+        ]
+    }
+
+
+def test_gemini_any_becomes_an_any_of_the_json_types() -> None:
+    scalars = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
+    any_value = {
+        "anyOf": [
+            *scalars,
+            {"type": "object"},
+            {"type": "array", "items": {"anyOf": [*scalars, {"type": "object"}]}},
+        ]
+    }
+    assert probe(Any).schema_for("gemini")["parameters"]["properties"]["x"] == any_value
+    bare_list = probe(list).schema_for("gemini")["parameters"]["properties"]["x"]
+    assert bare_list == {"type": "array", "items": any_value}
+
+
+def test_gemini_object_without_fields_has_no_empty_properties() -> None:
+    params = probe(Empty).schema_for("gemini")["parameters"]
+    assert params["properties"]["x"] == {
+        "title": "Empty",
+        "description": "Nothing inside.",
+        "type": "object",
+    }
+
+
+def test_gemini_keeps_only_the_formats_its_schema_lists() -> None:
+    @tool
+    def when(at: dt.datetime, day: dt.date, ident: uuid.UUID) -> None:
+        pass
+
+    props = when.schema_for("gemini")["parameters"]["properties"]
+    assert props["at"] == {"type": "string", "format": "date-time"}
+    assert props["day"] == {"type": "string", "description": "Format: date."}
+    assert props["ident"] == {"type": "string", "description": "Format: uuid."}
+
+
+def test_gemini_json_keeps_only_the_listed_keywords_and_notes_the_rest() -> None:
+    @tool
+    def pick(
+        name: Annotated[str, Param(min_length=2, pattern="^[a-z]+$")],
+        count: Annotated[int, Param(gt=0, le=9)],
+        tags: set[str],
+        flag: Literal[True],
+        mode: Literal["x"] = "x",
+    ) -> None:
+        pass
+
+    assert pick.schema_for("gemini-json")["parametersJsonSchema"] == {
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "description": "At least 2 characters. "
+                'Must match the regular expression "^[a-z]+$".',
+            },
+            "count": {"type": "integer", "maximum": 9, "description": "Must be > 0."},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Items must be unique.",
+            },
+            "flag": {"type": "boolean", "description": "Allowed values: true."},
+            "mode": {"type": "string", "enum": ["x"], "description": 'Default: "x".'},
+        },
+        "required": ["name", "count", "tags", "flag"],
+        "additionalProperties": False,
+    }
+
+
+def test_gemini_json_turns_openapi_nullable_and_const_of_dict_definitions() -> None:
+    made = to_tool(
+        {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "nullable": True},
+                    "b": {"const": "fixed"},
+                },
+            },
+        }
+    )
+    assert made.schema_for("gemini-json")["parametersJsonSchema"]["properties"] == {
+        "a": {"type": ["string", "null"]},
+        "b": {"enum": ["fixed"]},
+    }
+
+
+def test_strict_is_lossy_when_a_nullable_optional_has_another_default() -> None:
+    @tool
+    def capped(limit: int | None = 10) -> None:
+        pass
+
+    @tool
+    def uncapped(limit: int | None = None) -> None:
+        pass
+
+    assert "strict" not in capped.schema_for("openai")["function"]
+    assert uncapped.schema_for("openai")["function"]["strict"] is True
+    strict = capped.schema_for("openai-strict")["function"]["parameters"]
+    assert strict["properties"]["limit"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+
+
+def _wide(count: int) -> dict[str, Any]:
+    props = {f"p{i}": {"type": "integer"} for i in range(count)}
+    return {"type": "object", "properties": props, "required": list(props)}
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"n": schema}, "required": ["n"]}
+    return schema
+
+
+def _enum(count: int, width: int) -> dict[str, Any]:
+    values = [f"{i:0{width}d}" for i in range(count)]
+    props = {"e": {"type": "string", "enum": values}}
+    return {"type": "object", "properties": props, "required": ["e"]}
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        (_wide(5001), "the schema cannot .* it has 5001 object properties; the limit is 5000"),
+        (_deep(11), r"parameter 'n\.n\.n\.n\.n\.n\.n\.n\.n\.n' .* more than 10 levels deep"),
+        (_enum(1001, 1), "it has 1001 enum values; the limit is 1000"),
+        (_enum(251, 60), "parameter 'e' .* an enum of 251 strings totals 15060 characters"),
+    ],
+)
+def test_openai_strict_size_limits(parameters: dict[str, Any], message: str) -> None:
+    spec = {"name": "big", "parameters": parameters}
+    assert "strict" not in to_tool(spec).schema_for("openai")["function"]
+    with pytest.raises(ToolDefinitionError, match=message):
+        to_tool({**spec, "strict": True})
+
+
+def test_openai_strict_just_under_the_size_limits_stays_strict() -> None:
+    for parameters in (_wide(5000), _deep(10), _enum(1000, 1), _enum(250, 60)):
+        made = to_tool({"name": "big", "parameters": parameters})
+        assert made.schema_for("openai")["function"]["strict"] is True

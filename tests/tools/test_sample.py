@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
+import pathlib
 import uuid
 from typing import Annotated, Any, Literal
 
+import annotated_types
 import jsonschema
 import pytest
 
@@ -97,3 +100,66 @@ def test_a_quoted_example_in_the_description_is_preferred() -> None:
         return city
 
     assert sample_arguments(where) == {"city": "Tokyo", "note": "urgent"}
+
+
+@dataclasses.dataclass
+class Nothing:
+    pass
+
+
+@tool
+def more_types(
+    words: frozenset[str],
+    numbers: tuple[int, ...],
+    empty: tuple[()],
+    mixed: Literal["a", 1, True],
+    yes: Literal[True],
+    scores: dict[Literal["home", "away"], int],
+    free: dict,  # type: ignore[type-arg]
+    bare: list,  # type: ignore[type-arg]
+    at: dt.time,
+    where: pathlib.Path,
+    nothing: Nothing,
+    price: Annotated[decimal.Decimal, Param(ge=5, le=6)],
+    nested: list[dict[str, list[Item]]],
+    either: Item | Point | None,
+    level: Level = Level.LOW,
+    ratio: Annotated[float, annotated_types.Interval(gt=0, lt=1)] = 0.5,
+    short: Annotated[str, annotated_types.MaxLen(3)] = "",
+) -> None:
+    pass
+
+
+def test_sample_arguments_for_every_other_type() -> None:
+    args = sample_arguments(more_types)
+    jsonschema.Draft202012Validator(more_types.parameters).validate(args)
+    built = more_types.validate(args)
+    assert set(args) == set(more_types.parameters["properties"])
+    assert args["empty"] == []
+    assert args["scores"] == {"home": 1}
+    assert args["mixed"] == "a"
+    assert args["yes"] is True
+    assert args["price"] == "5.0"  # a decimal string within its numeric bounds
+    assert args["nested"] == [{"key": [{"name": "example"}]}]
+    assert built["nothing"] == Nothing()
+    assert built["where"] == pathlib.Path("example")
+
+
+def test_sample_arguments_for_a_pydantic_model() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Line(pydantic.BaseModel):
+        sku: Annotated[str, pydantic.Field(min_length=4)]
+        qty: Annotated[int, pydantic.Field(gt=2)] = 3
+
+    class Order(pydantic.BaseModel):
+        lines: list[Line]
+        rush: bool = False
+
+    @tool
+    def place(order: Order) -> None:
+        pass
+
+    args = sample_arguments(place)
+    assert args == {"order": {"lines": [{"sku": "example"}], "rush": True}}
+    assert place.validate(args)["order"] == Order(lines=[Line(sku="example")], rush=True)

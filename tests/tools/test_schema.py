@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import enum
 import pathlib
 import uuid
 from collections.abc import Sequence
@@ -12,7 +13,9 @@ from typing import Annotated, Any, Literal, Optional, Union
 import annotated_types
 import jsonschema
 import pytest
+from typing_extensions import Required, TypedDict
 
+from aiwrapper.errors import ToolArgumentsError
 from aiwrapper.tools import Context, Param, tool
 
 from .helpers import Address, Color, Item, Level, Movie, Point, Tree
@@ -68,7 +71,9 @@ def defs(annotation: Any) -> dict[str, Any]:
         (Literal["a", "b"], {"type": "string", "enum": ["a", "b"]}),
         (Literal[1, 2], {"type": "integer", "enum": [1, 2]}),
         (Literal[True], {"type": "boolean", "enum": [True]}),
-        (Literal["a", 1], {"enum": ["a", 1]}),
+        (Literal["a", 1], {"type": ["string", "integer"], "enum": ["a", 1]}),
+        (Literal["a", 1, True], {"type": ["string", "integer", "boolean"], "enum": ["a", 1, True]}),
+        (Literal[1, 2.5], {"type": "number", "enum": [1, 2.5]}),
         (dt.datetime, {"type": "string", "format": "date-time"}),
         (dt.date, {"type": "string", "format": "date"}),
         (dt.time, {"type": "string", "format": "time"}),
@@ -296,6 +301,11 @@ KITCHEN_SINK_TYPES: list[Any] = [
     Address,
     Level,
     Annotated[int, Param(ge=0, le=5)],
+    Literal["a", 1, True],
+    dict[Literal["a", "b"], int],
+    Annotated[decimal.Decimal, Param(ge=0)],
+    tuple[()],
+    frozenset[Color],
 ]
 
 
@@ -306,3 +316,177 @@ def test_generated_schemas_are_valid_json_schema_2020_12(annotation: Any) -> Non
 
     probe.__annotations__ = {"x": annotation}
     jsonschema.Draft202012Validator.check_schema(tool(probe).parameters)
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        (
+            Annotated[int, annotated_types.Ge(1), annotated_types.Le(9)],
+            {"minimum": 1, "maximum": 9},
+        ),
+        (
+            Annotated[int, annotated_types.Gt(0), annotated_types.Lt(5)],
+            {"exclusiveMinimum": 0, "exclusiveMaximum": 5},
+        ),
+        (
+            Annotated[float, annotated_types.Interval(ge=0, lt=1)],
+            {"minimum": 0, "exclusiveMaximum": 1},
+        ),
+        (Annotated[str, annotated_types.MinLen(2)], {"minLength": 2}),
+        (Annotated[str, annotated_types.MaxLen(8)], {"maxLength": 8}),
+        (Annotated[list[int], annotated_types.MinLen(1)], {"minItems": 1}),
+        (Annotated[dict[str, int], annotated_types.MaxLen(3)], {"maxProperties": 3}),
+        (Annotated[int | None, annotated_types.Ge(0)], {"minimum": 0}),
+    ],
+)
+def test_annotated_types_markers_become_constraints(annotation: Any, expected: Any) -> None:
+    schema = prop(annotation)
+    assert {k: v for k, v in schema.items() if k in expected} == expected
+
+
+def test_annotated_types_markers_are_enforced() -> None:
+    def f(
+        n: Annotated[int, annotated_types.Gt(0)],
+        s: Annotated[str, annotated_types.MaxLen(2)],
+        xs: Annotated[list[int], annotated_types.MinLen(1)],
+    ) -> None:
+        pass
+
+    made = tool(f)
+    assert made.validate({"n": 1, "s": "ab", "xs": [1]}) == {"n": 1, "s": "ab", "xs": [1]}
+    with pytest.raises(ToolArgumentsError) as info:
+        made.validate({"n": 0, "s": "abc", "xs": []})
+    assert info.value.errors == [
+        {"path": "/n", "message": "must be greater than 0, got 0"},
+        {"path": "/s", "message": "must have at most 2 characters, got 3"},
+        {"path": "/xs", "message": "must have at least 1 items, got 0"},
+    ]
+
+
+def test_enum_with_int_values_and_literal_keys() -> None:
+    class Priority(enum.Enum):
+        LOW = 1
+        HIGH = 5
+
+    assert defs(Priority)["Priority"] == {"title": "Priority", "type": "integer", "enum": [1, 5]}
+    assert prop(dict[Literal["a", "b"], int]) == {
+        "type": "object",
+        "propertyNames": {"type": "string", "enum": ["a", "b"]},
+        "additionalProperties": {"type": "integer"},
+    }
+
+
+def test_typeddict_total_false_with_required_keys() -> None:
+    class Options(TypedDict, total=False):
+        """Search options.
+
+        Attributes:
+            lang: Result language.
+        """
+
+        lang: str
+        limit: Required[int]
+
+    assert defs(Options)["Options"] == {
+        "title": "Options",
+        "description": "Search options.",
+        "type": "object",
+        "properties": {
+            "lang": {"type": "string", "description": "Result language."},
+            "limit": {"type": "integer"},
+        },
+        "required": ["limit"],
+        "additionalProperties": False,
+    }
+
+
+def test_examples_that_are_not_json_are_left_out() -> None:
+    assert prop(Annotated[str, Param(examples=[object()])]) == {"type": "string"}
+    assert prop(Annotated[dt.date, Param(examples=[dt.date(2024, 5, 1)])]) == {
+        "type": "string",
+        "format": "date",
+        "examples": ["2024-05-01"],
+    }
+
+
+def test_pydantic_nested_model_with_a_clashing_name_is_renamed() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Outer(pydantic.BaseModel):
+        class Item(pydantic.BaseModel):
+            sku: int
+
+        item: Item
+        qty: Annotated[int, pydantic.Field(ge=1, description="How many.")]
+
+    def order(first: Item, second: Outer) -> None:  # Item is the dataclass of helpers
+        pass
+
+    made = tool(order)
+    schema = made.parameters
+    assert list(schema["$defs"]) == ["Item", "Item2", "Outer"]
+    assert schema["$defs"]["Item"]["properties"]["name"] == {
+        "type": "string",
+        "description": "Product name.",
+    }
+    assert schema["$defs"]["Item2"]["properties"] == {"sku": {"title": "Sku", "type": "integer"}}
+    assert schema["$defs"]["Outer"]["properties"] == {
+        "item": {"$ref": "#/$defs/Item2"},
+        "qty": {"description": "How many.", "minimum": 1, "title": "Qty", "type": "integer"},
+    }
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(
+        {"first": {"name": "pen"}, "second": {"item": {"sku": 1}, "qty": 1}}
+    )
+    built = made.validate({"first": {"name": "pen"}, "second": {"item": {"sku": "7"}, "qty": 2}})
+    assert built["second"].item.sku == 7
+
+
+def test_pydantic_model_shared_by_two_models_is_defined_once() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Place(pydantic.BaseModel):
+        city: str
+
+    class Trip(pydantic.BaseModel):
+        start: Place
+        end: Place
+
+    def plan(trip: Trip, home: Place) -> None:
+        pass
+
+    assert list(tool(plan).parameters["$defs"]) == ["Place", "Trip"]
+
+
+def test_recursive_pydantic_model() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Folder(pydantic.BaseModel):
+        name: str
+        children: list[Folder] = pydantic.Field(default_factory=list)
+
+    def walk(root: Folder) -> None:
+        pass
+
+    made = tool(walk)
+    assert made.parameters["properties"]["root"] == {"$ref": "#/$defs/Folder"}
+    folder = made.parameters["$defs"]["Folder"]
+    assert folder["properties"]["children"]["items"] == {"$ref": "#/$defs/Folder"}
+    built = made.validate({"root": {"name": "a", "children": [{"name": "b"}]}})["root"]
+    assert built.children[0].name == "b"
+    with pytest.raises(ToolArgumentsError) as info:
+        made.validate({"root": {"name": "a", "children": [{"nam": "b"}]}})
+    assert [e["path"] for e in info.value.errors] == [
+        "/root/children/0/nam",
+        "/root/children/0/name",
+    ]
+
+
+def test_method_returning_its_own_class_under_future_annotations() -> None:
+    class Box:
+        @tool
+        def clone(self, times: int) -> Box:
+            return self
+
+    assert Box.clone.parameters["properties"] == {"times": {"type": "integer"}}

@@ -8,6 +8,7 @@ import pathlib
 import uuid
 from typing import Annotated, Any, Literal, Optional, Union
 
+import annotated_types
 import pytest
 
 from aiwrapper.errors import ToolArgumentsError
@@ -89,6 +90,8 @@ def test_values_are_built_into_declared_types(annotation: Any, value: Any, expec
         (int, 3.0, 3),
         (int, "42", 42),
         (int, " -7 ", -7),
+        (int, "3.0", 3),
+        (int, "1e3", 1000),
         (float, 3, 3.0),
         (float, "2.5", 2.5),
         (bool, "true", True),
@@ -100,6 +103,14 @@ def test_values_are_built_into_declared_types(annotation: Any, value: Any, expec
         (Color, "RED", Color.RED),
         (Optional[int], "5", 5),  # noqa: UP045 - the Optional spelling is under test
         (Level, "2", Level.HIGH),
+        (Literal[1, 2], "2", 2),
+        (Literal[1, 2], 2.0, 2),
+        (Literal[True], "true", True),
+        (set[int], '[1, "2"]', {1, 2}),
+        (tuple[int, str], '[1, "a"]', (1, "a")),
+        (dict[str, int], '{"a": "1"}', {"a": 1}),
+        (list[Item], {"name": "pen"}, [Item(name="pen")]),
+        (Optional[list[int]], 4, [4]),  # noqa: UP045 - the Optional spelling is under test
     ],
 )
 def test_safe_coercions(annotation: Any, value: Any, expected: Any) -> None:
@@ -123,8 +134,31 @@ def test_coercions_are_recorded() -> None:
         (int, "3.5", 'expected an integer, got string "3.5"'),
         (int, 3.5, "expected an integer, got number 3.5"),
         (int, True, "expected an integer, got boolean true"),
+        (int, "true", 'expected an integer, got string "true"'),
+        (int, "3.0000000000000001", 'expected an integer, got string "3.0000000000000001"'),
+        (int, "1e99999", 'expected an integer, got string "1e99999"'),
+        (int, float("nan"), "expected an integer, got number nan"),
+        (int, [3], "expected an integer, got an array"),
         (bool, 1, "expected a boolean, got number 1"),
+        (bool, 0, "expected a boolean, got number 0"),
         (bool, "yes", 'expected a boolean, got string "yes"'),
+        (bool, "1", 'expected a boolean, got string "1"'),
+        (bool, "True", 'expected a boolean, got string "True"'),
+        (bool, " true", 'expected a boolean, got string " true"'),
+        (float, float("nan"), "expected a finite number, got number nan"),
+        (float, float("inf"), "expected a finite number, got number inf"),
+        (float, "1e400", 'expected a finite number, got string "1e400"'),
+        (
+            float,
+            10**400,
+            "expected a finite number, got number 1000000000000000000000000000000000000...",
+        ),
+        (str, ["a"], "expected a string, got an array"),
+        (Literal[1, 2], True, "expected one of 1, 2, got boolean true"),
+        (Literal["a", 1], "1", 'expected one of "a", 1, got string "1"'),
+        (Color, "blue", 'expected one of "red", "green", got string "blue"'),
+        (decimal.Decimal, "NaN", 'expected a decimal number string, got string "NaN"'),
+        (decimal.Decimal, 1.5, "expected a decimal number string, got number 1.5"),
         (float, "abc", 'expected a number, got string "abc"'),
         (float, False, "expected a number, got boolean false"),
         (str, 5, "expected a string, got number 5"),
@@ -135,7 +169,8 @@ def test_coercions_are_recorded() -> None:
         (uuid.UUID, "nope", 'expected a UUID string, got string "nope"'),
         (Optional[int], "x", 'expected an integer or null, got string "x"'),  # noqa: UP045 - the Optional spelling is under test
         (Union[int, bool], "x", 'expected an integer or a boolean, got string "x"'),
-        (tuple[int, str], [1], "expected an array of exactly 2 items, got an array"),
+        (tuple[int, str], [1], "expected an array of exactly 2 items, got 1 items"),
+        (tuple[int, str], "ab", 'expected an array of exactly 2 items, got string "ab"'),
         (dict[str, int], [1], "expected an object, got an array"),
         (Item, "not json", 'expected an object, got string "not json"'),
     ],
@@ -154,6 +189,18 @@ def test_case_insensitive_enum_match_must_be_unique() -> None:
     assert ok(Mode, "A") is Mode.BIG_A
     assert errors(Mode, "Ä") == [
         {"path": "/x", "message": 'expected one of "a", "A", got string "Ä"'}
+    ]
+
+
+def test_decimal_bounds_are_checked_on_the_number() -> None:
+    price = Annotated[decimal.Decimal, Param(ge=0, lt=10)]
+    assert ok(price, "9.99") == decimal.Decimal("9.99")
+    assert errors(price, "-0.01") == [{"path": "/x", "message": "must be at least 0, got -0.01"}]
+    assert errors(price, "10") == [{"path": "/x", "message": "must be less than 10, got 10"}]
+    cents = Annotated[decimal.Decimal, annotated_types.MultipleOf(0.05)]
+    assert ok(cents, "0.15") == decimal.Decimal("0.15")
+    assert errors(cents, "0.13") == [
+        {"path": "/x", "message": "must be a multiple of 0.05, got 0.13"}
     ]
 
 
@@ -288,4 +335,153 @@ def test_dataclass_post_init_errors_are_reported() -> None:
 
     assert errors(Span, {"start": 2, "end": 1}) == [
         {"path": "/x", "message": "invalid Span: end before start"}
+    ]
+
+
+def test_coercion_list_is_exhaustive_for_scalars() -> None:
+    """Every JSON value of the wrong type, tried against every scalar: only the listed
+    coercions pass (DESIGN.md "Validation edge cases")."""
+    values: list[Any] = [None, True, False, 0, 1, 2.5, 3.0, "", "x", "2", "2.5", "true", [1], {}]
+    passed = {
+        scalar.__name__: [v for v in values if _accepts(scalar, v)]
+        for scalar in (int, float, bool, str)
+    }
+    assert passed == {
+        "int": [0, 1, 3.0, "2"],
+        "float": [0, 1, 2.5, 3.0, "2", "2.5"],
+        "bool": [True, False, "true"],
+        "str": ["", "x", "2", "2.5", "true"],
+    }
+
+
+def _accepts(annotation: Any, value: Any) -> bool:
+    try:
+        probe(annotation).validate({"x": value})
+    except ToolArgumentsError:
+        return False
+    return True
+
+
+def test_union_reports_the_closest_arm() -> None:
+    made = probe(Union[Item, Point])
+    assert errors(Union[Item, Point], {"x": "1", "y": "two"}) == [
+        {"path": "/x/y", "message": 'expected a number, got string "two"'}
+    ]
+    assert errors(Union[Item, Point], {"name": "pen", "qty": "a"}) == [
+        {"path": "/x/qty", "message": 'expected an integer, got string "a"'}
+    ]
+    assert made.validate({"x": {"x": "1"}})["x"] == Point(1.0)
+
+
+def test_unknown_keys_are_refused_at_every_depth_naming_the_valid_ones() -> None:
+    @tool
+    def f(order: dict[str, list[Item]], where: Address, films: list[Movie]) -> None:
+        pass
+
+    with pytest.raises(ToolArgumentsError) as info:
+        f.validate(
+            {
+                "order": {"a": [{"name": "x", "colour": 1}]},
+                "where": {"street": "Main", "zip": 1},
+                "films": [{"title": "Heat", "actor": "x"}],
+            }
+        )
+    assert info.value.errors == [
+        {
+            "path": "/order/a/0/colour",
+            "message": "unknown field 'colour'; valid fields: name, qty, note",
+        },
+        {"path": "/where/zip", "message": "unknown field 'zip'; valid fields: street, unit"},
+        {"path": "/films/0/actor", "message": "unknown field 'actor'; valid fields: title, year"},
+    ]
+
+
+def test_literal_keys_of_a_mapping_are_checked() -> None:
+    scores = dict[Literal["home", "away"], int]
+    assert ok(scores, {"home": "2"}) == {"home": 2}
+    assert errors(scores, {"home": 1, "draw": 0}) == [
+        {
+            "path": "/x/draw",
+            "message": 'key \'draw\' is not allowed; expected one of "home", "away"',
+        }
+    ]
+
+
+def test_missing_nested_field_points_at_the_field() -> None:
+    @tool
+    def order(items: list[Item], where: Address) -> None:
+        pass
+
+    with pytest.raises(ToolArgumentsError) as info:
+        order.validate({"items": [{"name": "a"}, {"qty": 2}], "where": {}})
+    assert info.value.errors == [
+        {"path": "/items/1/name", "message": "missing required field (expected a string)"},
+        {"path": "/where/street", "message": "missing required field (expected a string)"},
+    ]
+
+
+def test_validate_leaves_optional_fields_out_at_every_depth() -> None:
+    @tool
+    def f(film: Movie, where: Address, flag: bool = False) -> None:
+        pass
+
+    assert f.validate({"film": {"title": "Heat"}, "where": {"street": "Main"}}) == {
+        "film": {"title": "Heat"},
+        "where": {"street": "Main"},
+    }
+
+
+def test_null_means_omitted_only_where_null_is_not_a_value() -> None:
+    @tool
+    def f(
+        film: Movie,
+        item: Item | None = None,
+        limit: int | None = 10,
+        n: int = 1,
+    ) -> None:
+        pass
+
+    # OpenAI strict sends null for what it leaves out: year and n are dropped, limit keeps None.
+    args = {"film": {"title": "Heat", "year": None}, "item": {"name": "a", "qty": None}}
+    assert f.validate({**args, "limit": None, "n": None}) == {
+        "film": {"title": "Heat"},
+        "item": Item(name="a"),
+        "limit": None,
+    }
+    assert [c["path"] for c in f.last_coercions] == ["/film/year", "/item/qty", "/n"]
+    with pytest.raises(ToolArgumentsError) as info:
+        f.validate({"film": {"title": None}})
+    assert info.value.errors == [{"path": "/film/title", "message": "expected a string, got null"}]
+
+
+def test_arguments_that_are_not_utf8_are_refused() -> None:
+    with pytest.raises(ToolArgumentsError) as info:
+        probe(int).validate(b'{"x": "\xff"}')
+    assert info.value.errors[0]["message"].startswith("arguments are not valid JSON")
+
+
+def test_pydantic_nested_models_and_field_constraints() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Line(pydantic.BaseModel):
+        sku: Annotated[str, pydantic.Field(min_length=3)]
+        qty: Annotated[int, annotated_types.Ge(1)] = 1
+
+    class Order(pydantic.BaseModel):
+        lines: list[Line]
+        note: str | None = None
+
+    @tool
+    def place(order: Order) -> None:
+        pass
+
+    built = place.validate({"order": '{"lines": [{"sku": "abc", "qty": "2"}]}'})["order"]
+    assert built == Order(lines=[Line(sku="abc", qty=2)])
+    with pytest.raises(ToolArgumentsError) as info:
+        place.validate({"order": {"lines": [{"sku": "ab", "qty": 0, "x": 1}], "note": 5}})
+    assert info.value.errors == [
+        {"path": "/order/lines/0/sku", "message": "must have at least 3 characters, got 2"},
+        {"path": "/order/lines/0/qty", "message": "must be at least 1, got 0"},
+        {"path": "/order/lines/0/x", "message": "unknown field 'x'; valid fields: sku, qty"},
+        {"path": "/order/note", "message": "expected a string or null, got number 5"},
     ]
