@@ -70,6 +70,7 @@ class CallExecutor:
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
         self.truncated = False
+        self.signatures: dict[int, tuple[str, str]] = {}
 
     async def run_turn(
         self, calls: Sequence[FunctionCall], *, truncated: bool = False
@@ -81,7 +82,8 @@ class CallExecutor:
         """
         self.truncated = truncated
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
-        repeats = [self._is_repeat(c) for c in calls]
+        self.signatures = {id(c): _signature(c) for c in calls}  # computed once per call
+        repeats = [self._is_repeat(self.signatures[id(c)]) for c in calls]
         for batch in self._batches(calls):
             await self._run_batch(batch, calls, repeats, outcomes)
             if self.raised is not None:
@@ -146,7 +148,7 @@ class CallExecutor:
                 scope.cancel()
             call.status, call.error = "error", f"{type(exc).__name__}: {exc}"
             outcome = ToolOutcome(call.error, True, type(exc).__name__)
-        self.repeat.results[_signature(call)] = outcome.content
+        self.repeat.results[self.signatures[id(call)]] = outcome.content
         await self.notify()
         return outcome
 
@@ -213,8 +215,7 @@ class CallExecutor:
         context = Context(deps=self.options.deps, call=call, result=self.result)
         return await tool.call_validated(kwargs, context=context)
 
-    def _is_repeat(self, call: FunctionCall) -> bool:
-        signature = _signature(call)
+    def _is_repeat(self, signature: tuple[str, str]) -> bool:
         if signature == self.repeat.signature:
             self.repeat.count += 1
         else:
@@ -222,7 +223,7 @@ class CallExecutor:
         return self.repeat.count >= REPEAT_LIMIT
 
     def _repeat_message(self, call: FunctionCall) -> str:
-        previous = self.repeat.results.get(_signature(call))
+        previous = self.repeat.results.get(self.signatures[id(call)])
         tail = f" The result was: {previous}" if previous is not None else ""
         return (
             f"You already called {call.name!r} with these same arguments "

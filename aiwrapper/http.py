@@ -289,8 +289,11 @@ def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
         content = json.dumps(call.body, separators=(",", ":"), ensure_ascii=False).encode()
     except (TypeError, ValueError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
-    headers = httpx.Headers({"content-type": "application/json"})
-    headers.update(call.headers)  # case-insensitive: a provider's Content-Type replaces ours
+    headers = call.headers
+    # Header names are case-insensitive: add ours only when the provider set none (a second
+    # spelling would go out as a second header line).
+    if not any(name.lower() == "content-type" for name in headers):
+        headers = {**headers, "content-type": "application/json"}
     try:
         request = client.build_request("POST", call.url, content=content, headers=headers)
     except httpx.InvalidURL as exc:
