@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import errors
-from .base import tool_choice
+from .base import stop_sequences, tool_choice
 
 if TYPE_CHECKING:
     from ..options import LangOptions
@@ -208,9 +208,7 @@ def encode_sampling(
     if thinking_on and not 0.95 <= fields.get("top_p", 1) <= 1:
         raise errors.ConfigError("Anthropic thinking requires top_p between 0.95 and 1")
     if options.stop is not None:
-        fields["stop_sequences"] = (
-            [options.stop] if isinstance(options.stop, str) else list(options.stop)
-        )
+        fields["stop_sequences"] = stop_sequences(options.stop)
     return fields
 
 

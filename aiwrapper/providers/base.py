@@ -221,3 +221,10 @@ def error_result_text(message: str, error_type: str | None) -> str:
     """A failed call's result as JSON text, for wires that have no error flag."""
     payload = {"error": message, "error_type": error_type or "Error"}
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def stop_sequences(stop: str | Sequence[str] | None) -> list[str] | None:
+    """The ``stop`` option as a list (``None`` when not set), for wires that take only lists."""
+    if stop is None:
+        return None
+    return [stop] if isinstance(stop, str) else list(stop)

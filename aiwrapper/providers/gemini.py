@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ProviderError
 from ..events import Event
-from .base import HttpCall, ProviderRequest, tool_choice
+from .base import HttpCall, ProviderRequest, stop_sequences, tool_choice
 from .gemini_decode import GeminiStreamDecoder
 from .gemini_encode import PROVIDER, encode_contents, encode_system
 from .gemini_errors import error_from_response
@@ -264,8 +264,7 @@ def encode_generation_config(options: LangOptions, *, legacy: bool = False) -> d
     if options.top_p is not None:
         config["topP"] = options.top_p
     if options.stop is not None:
-        stop = options.stop
-        config["stopSequences"] = [stop] if isinstance(stop, str) else list(stop)
+        config["stopSequences"] = stop_sequences(options.stop)
     thinking = encode_thinking(options.thinking, legacy=legacy)
     if thinking is not None:
         config["thinkingConfig"] = thinking

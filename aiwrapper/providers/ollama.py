@@ -38,6 +38,7 @@ from .base import (
     error_result_text,
     make_error,
     parse_json_body,
+    stop_sequences,
     tool_choice,
 )
 from .ollama_content import TextGate, ThinkSplitter, calls_from_text
@@ -283,7 +284,7 @@ def _encode_generation(options: LangOptions) -> dict[str, Any]:
     if options.top_p is not None:
         out["top_p"] = options.top_p
     if options.stop is not None:
-        out["stop"] = [options.stop] if isinstance(options.stop, str) else list(options.stop)
+        out["stop"] = stop_sequences(options.stop)
     return out
 
 
