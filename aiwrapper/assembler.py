@@ -83,7 +83,18 @@ class Assembler:
     def add_all(self, events: list[Event]) -> None:
         """Fold a batch of events (the streaming path: one call per received chunk)."""
         handlers = self._handlers
+        if self.live:
+            for event in events:
+                handlers[type(event)](event)
+            return
+        append = self._chunks.append  # one list for the assembler's life: cleared, not replaced
         for event in events:
+            # Inlined common case of ``_text``: more text for the open text part.
+            if event.__class__ is TextDelta and not event.new_part:
+                part = self._open
+                if part.__class__ is TextPart and part.state is None:
+                    append(event.text)
+                    continue
             handlers[type(event)](event)
 
     def _text(self, event: TextDelta) -> None:
@@ -144,7 +155,8 @@ class Assembler:
     def _close_text(self) -> None:
         if self._open is not None and self._chunks:
             self._open.text = "".join(self._chunks)
-        self._open, self._chunks = None, []
+            self._chunks.clear()
+        self._open = None
 
     def _set_state(self, event: PartStateEvent) -> None:
         part: Part | None
