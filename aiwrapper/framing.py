@@ -18,9 +18,11 @@ __all__ = ["NDJSONDecoder", "SSEDecoder", "SSEEvent"]
 SSEEvent = tuple[str | None, str]
 """One dispatched SSE event: its ``event:`` name (None when unnamed) and its data."""
 
+_BOM = b"\xef\xbb\xbf"
+
 
 class _Framer:
-    """Shared state of the decoders: the unfinished tail, and a CR that may start a CRLF."""
+    """Shared state of the decoders: the unfinished tail, and whether the last chunk ended in CR."""
 
     __slots__ = ("_cr", "_parts")
 
@@ -29,20 +31,26 @@ class _Framer:
         self._cr = False
 
     def _lf_only(self, chunk: bytes) -> bytes:
-        """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends)."""
+        """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends).
+
+        A CR ends its line at once, even as a chunk's last byte (a stream with lone-CR line
+        ends must not wait for the next chunk to dispatch); only an LF right after it, maybe
+        in the next chunk, is then dropped as the second half of a CRLF.
+        """
         if self._cr:
-            chunk = b"\r" + chunk
+            if not chunk:
+                return chunk
             self._cr = False
+            if chunk[0] == 0x0A:
+                chunk = chunk[1:]
         if chunk[-1:] == b"\r":
-            # Maybe the first half of a CRLF split across chunks: wait for the next byte.
             self._cr = True
-            chunk = chunk[:-1]
         chunk = chunk.replace(b"\r\n", b"\n")
         return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
 
     def _rest(self) -> bytes:
-        """Everything still pending at the end of the body (a held CR ends its line)."""
-        rest = b"".join(self._parts) + (b"\n" if self._cr else b"")
+        """Everything still pending at the end of the body."""
+        rest = b"".join(self._parts)
         self._parts.clear()
         self._cr = False
         return rest
@@ -58,11 +66,12 @@ class SSEDecoder(_Framer):
     the body ends.
     """
 
-    __slots__ = ("_started",)
+    __slots__ = ("_bom", "_started")
 
     def __init__(self) -> None:
         super().__init__()
         self._started = False
+        self._bom = b""  # the first bytes of the body while they may still be a split BOM
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Decode one chunk of the body; return the events it completes."""
@@ -80,6 +89,8 @@ class SSEDecoder(_Framer):
                     parts.append(chunk)
                 return []
             pending = chunk
+        elif not chunk:
+            return []  # an empty part would hide a blank line straddling its neighbours
         else:
             parts.append(chunk)
             # The blank line may straddle the previous chunk and this one.
@@ -98,12 +109,15 @@ class SSEDecoder(_Framer):
         return _parse_blocks(self._rest().decode("utf-8", "replace"))
 
     def _start(self, chunk: bytes) -> bytes:
-        if chunk:
-            self._started = True
-            # The event-stream grammar allows one leading UTF-8 BOM; it is not data.
-            if chunk.startswith(b"\xef\xbb\xbf"):
-                return chunk[3:]
-        return chunk
+        # The event-stream grammar allows one leading UTF-8 BOM; it is not data. Anywhere
+        # else a BOM is an ordinary character (so a field name it precedes is unknown).
+        chunk = self._bom + chunk
+        if len(chunk) < 3 and _BOM.startswith(chunk):
+            self._bom = chunk  # maybe a BOM split across chunks: wait for its other bytes
+            return b""
+        self._started = True
+        self._bom = b""
+        return chunk[3:] if chunk.startswith(_BOM) else chunk
 
 
 def _parse_blocks(text: str) -> list[SSEEvent]:

@@ -8,6 +8,12 @@ belong to the providers (``providers/<name>.py``); cutting bytes into events to 
 Owned ``httpx.AsyncClient`` instances are kept per event loop, on the transport instance: a
 connection pool is bound to the loop that opened its sockets, and the sync facade may run
 several loops over a transport's life.
+
+Owned clients keep httpx's ``trust_env=True``, as the vendor SDKs do: ``HTTPS_PROXY``,
+``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` apply, so
+the SDK works behind a corporate proxy. A local server (Ollama, vLLM) is proxied too unless
+``NO_PROXY`` names it; a user who wants no environment borrows ``httpx.AsyncClient(
+trust_env=False)``. HTTP/2 is not used: one stream per connection over HTTP/1.1 keep-alive.
 """
 
 from __future__ import annotations
@@ -49,6 +55,10 @@ _RETRY_EXCEPTIONS = (
     httpx.ReadError,
     httpx.WriteError,
 )
+# The connection dropped before any response head: most often a pooled keep-alive connection
+# the server closed just as it was reused (a race the pool's liveness check cannot see).
+# Resent once at once, outside ``max_retries``, as browsers do for a reused connection.
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 class HttpTransport:
@@ -59,8 +69,10 @@ class HttpTransport:
             ``httpx.Timeout``; ``None`` waits forever. Connecting is capped at 10 s.
         max_retries: Retries after the first attempt, for retryable statuses and failures to
             connect.
-        http_client: An ``httpx.AsyncClient`` to borrow. It is used as is (its own timeout and
-            limits apply) and never closed by the transport.
+        http_client: An ``httpx.AsyncClient`` to borrow. It is used as is (its own timeout,
+            limits, proxies, auth and event hooks apply; its ``base_url`` is ignored, as the
+            providers send absolute URLs; its headers are sent unless a provider header of
+            the same name replaces them) and never closed by the transport.
         retry_base_delay: Backoff before the first retry, doubled at each further one.
         retry_max_delay: Upper bound of the backoff (a server's ``retry-after`` may ask more).
     """
@@ -106,8 +118,12 @@ class HttpTransport:
                 await _close(response)
         try:
             return json.loads(body)
-        except ValueError as exc:
-            raise errors.StreamError(f"{_where(call)} answered with invalid JSON") from exc
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+            excerpt = body[:200].decode("utf-8", "replace")
+            raise errors.StreamError(
+                f"{_where(call)} answered with invalid JSON "
+                f"({response.headers.get('content-type', 'no content-type')}): {excerpt!r}"
+            ) from exc
 
     @asynccontextmanager
     async def stream(
@@ -198,12 +214,16 @@ class HttpTransport:
         client = self._client(call.url)
         request = _build_request(client, call)
         attempt = 0
+        resent = False
         while True:
             try:
                 response = await client.send(request, stream=True)
             except httpx.HTTPError as exc:
+                if not resent and isinstance(exc, _DROPPED):
+                    resent = True
+                    continue
                 if attempt >= self.max_retries or not isinstance(exc, _RETRY_EXCEPTIONS):
-                    raise _request_error(exc, _where(call)) from exc
+                    raise _request_error(exc, _where(call), on_error) from exc
                 delay = self._backoff(attempt)
             else:
                 if response.is_success:
@@ -261,7 +281,7 @@ def retry_delay(
     if flag == "false" or (flag != "true" and not _retryable_status(status)):
         return None
     hinted = retry_after_seconds(headers)
-    if hinted is None:
+    if hinted is None or hinted != hinted:  # absent, or a hostile "nan" that sleep() rejects
         return backoff
     return min(max(hinted, 0.0), _MAX_RETRY_AFTER)
 
@@ -285,10 +305,7 @@ def _loop_key() -> object:
 
 
 def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
-    try:
-        content = json.dumps(call.body, separators=(",", ":"), ensure_ascii=False).encode()
-    except (TypeError, ValueError) as exc:
-        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
+    content = _json_bytes(call.body)
     headers = call.headers
     # Header names are case-insensitive: add ours only when the provider set none (a second
     # spelling would go out as a second header line).
@@ -298,9 +315,27 @@ def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
         request = client.build_request("POST", call.url, content=content, headers=headers)
     except httpx.InvalidURL as exc:
         raise errors.ConfigError(f"Invalid URL {_where(call)!r}: {exc}") from exc
+    except UnicodeEncodeError as exc:  # httpx encodes header values as ASCII
+        names = [name for name, value in headers.items() if not value.isascii()]
+        # The value is not shown: it is most often an API key pasted with a stray character.
+        raise errors.ConfigError(f"Header {', '.join(names)} has a non-ASCII value") from exc
     if request.url.scheme not in ("http", "https"):
         raise errors.ConfigError(f"The URL {_where(call)!r} needs an http:// or https:// scheme")
     return request
+
+
+def _json_bytes(body: object) -> bytes:
+    """The compact UTF-8 JSON of a request body."""
+    try:
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (a filename read with surrogateescape, say) has no UTF-8 form;
+        # the ASCII form escapes it as \udXXX, which JSON allows.
+        return json.dumps(body, separators=(",", ":")).encode()
 
 
 class _BodyChunks:
@@ -360,11 +395,18 @@ def _where(call: HttpCall) -> str:
     return call.url.split("?", 1)[0]
 
 
-def _request_error(exc: httpx.HTTPError, where: str) -> errors.AIWrapperError:
-    """The error for a request that got no response head."""
+def _request_error(exc: httpx.HTTPError, where: str, on_error: OnError) -> errors.AIWrapperError:
+    """The error for a request that got no response head (none that httpx handed over)."""
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.TimeoutException):
         return errors.RequestTimeoutError(f"{where} did not answer in time ({detail})")
+    if isinstance(exc, httpx.HTTPStatusError):
+        # A borrowed client's response hook called ``raise_for_status``; httpx closed the
+        # response unread, but its status still names the provider's error class.
+        return on_error(exc.response.status_code, b"", exc.response.headers)
+    if isinstance(exc, httpx.LocalProtocolError):
+        # h11 refused to send what we built: a header value with a line break, most often.
+        return errors.ConfigError(f"The request to {where} cannot be sent: {detail}")
     return errors.ConnectionError(f"Could not reach {where}: {detail}")
 
 

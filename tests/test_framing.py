@@ -89,8 +89,30 @@ def test_sse_events_are_returned_as_soon_as_their_blank_line_arrives() -> None:
 def test_sse_crlf_split_between_cr_and_lf_is_one_line_end() -> None:
     decoder = SSEDecoder()
     assert decoder.feed(b"data: a\r") == []
-    assert decoder.feed(b"\n\r") == []
-    assert decoder.feed(b"\ndata: b\r\n\r\n") == [(None, "a"), (None, "b")]
+    # The CR already ended the blank line: the event is out before the LF arrives.
+    assert decoder.feed(b"\n\r") == [(None, "a")]
+    assert decoder.feed(b"\ndata: b\r\n\r\n") == [(None, "b")]
+    assert decoder.flush() == []
+
+
+def test_sse_lone_cr_line_ends_dispatch_without_waiting_for_the_next_chunk() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\r\r") == [(None, "a")]
+    assert decoder.feed(b"event: e\rdata: b\r\r") == [("e", "b")]
+    assert decoder.feed(b"\ndata: c\r\n\r\n") == [(None, "c")]  # lone CR, then CRLF
+    assert decoder.flush() == []
+
+
+def test_sse_empty_chunks_do_not_delay_a_blank_line_split_around_them() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n") == []
+    assert decoder.feed(b"") == []
+    assert decoder.feed(b"\ndata: b") == [(None, "a")]
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\r\n") == []
+    assert decoder.feed(b"\r") == [(None, "a")]
+    assert decoder.feed(b"\n") == []  # the LF of that CRLF, not another blank line
+    assert decoder.feed(b"data: b\n\n") == [(None, "b")]
 
 
 def test_sse_flush_dispatches_an_event_without_final_blank_line() -> None:
@@ -136,6 +158,38 @@ def test_sse_leading_utf8_bom_is_dropped_even_when_split() -> None:
     assert sse_decode([b"", body[:3], body[3:]]) == [(None, "x")]
 
 
+def test_sse_bom_split_inside_itself_is_still_dropped() -> None:
+    body = b"\xef\xbb\xbfdata: x\n\n"
+    for cut in (1, 2):
+        assert sse_decode([body[:cut], body[cut:]]) == [(None, "x")]
+    assert sse_decode([b"\xef", b"", b"\xbb", b"\xbfdata: x\n\n"]) == [(None, "x")]
+    # Bytes that only begin like a BOM are data.
+    assert sse_decode([b"\xef\xbb", b"data: x\n\n"]) == []
+    assert sse_decode([b"\xef", b"data: x\n\n"]) == []
+
+
+def test_sse_bom_after_the_start_is_not_stripped() -> None:
+    # Only the stream's first bytes may be a BOM; later it makes an unknown field name.
+    body = b"data: x\n\n\xef\xbb\xbfdata: y\n\ndata: z\n\n"
+    assert sse_decode([body]) == [(None, "x"), (None, "z")]
+    assert sse_decode([b"data: x\n\n", b"\xef\xbb\xbfdata: y\n\n"]) == [(None, "x")]
+
+
+def test_sse_whatwg_examples() -> None:
+    # The WHATWG spec's own examples (section 9.2.6): id/retry are ignored, "data" alone
+    # is an empty data line. A last event without its blank line is dispatched by flush: a
+    # deliberate leniency (WHATWG drops it) so a body cut after "data: [DONE]" still ends.
+    assert sse_decode(
+        [b"data: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"]
+    ) == [
+        (None, "first event"),
+        (None, "second event"),
+        (None, " third event"),
+    ]
+    assert sse_decode([b"data\n\ndata\ndata\n\ndata:"]) == [(None, ""), (None, "\n"), (None, "")]
+    assert sse_decode([b"retry: 10\nid: 5\nevent: only-name\n\n"]) == []
+
+
 def test_sse_invalid_utf8_is_replaced_not_raised() -> None:
     assert sse_decode([b"data: a\xffb\n\n"]) == [(None, "a\ufffdb")]
 
@@ -145,6 +199,17 @@ def test_sse_large_event_over_many_small_chunks() -> None:
     body = b"data: " + payload + b"\n\n"
     chunks = [body[i : i + 7] for i in range(0, len(body), 7)]
     assert sse_decode(chunks) == [(None, payload.decode())]
+
+
+def test_sse_one_megabyte_event_split_at_random_points() -> None:
+    import random
+
+    rng = random.Random(7)
+    payload = ('{"t":"' + "é" * 500_000 + '"}').encode()
+    body = b"event: big\r\ndata: " + payload + b"\r\n\r\ndata: [DONE]\r\n\r\n"
+    cuts = sorted(rng.sample(range(1, len(body)), 300))
+    chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    assert sse_decode(chunks) == [("big", payload.decode()), (None, "[DONE]")]
 
 
 NDJSON_STREAM = (
@@ -176,8 +241,9 @@ def test_ndjson_lines_are_returned_when_their_newline_arrives() -> None:
     decoder = NDJSONDecoder()
     assert decoder.feed(b'{"a":') == []
     assert decoder.feed(b'1}\n{"b"') == ['{"a":1}']
-    assert decoder.feed(b":2}\r") == []
-    assert decoder.feed(b"\n") == ['{"b":2}']
+    assert decoder.feed(b":2}\r") == ['{"b":2}']  # a CR ends the line without waiting
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b'{"c":3}\r\r\n') == ['{"c":3}']
     assert decoder.flush() == []
 
 
@@ -185,3 +251,10 @@ def test_ndjson_flush_returns_last_line_and_skips_trailing_blank() -> None:
     assert ndjson_decode([b'{"a":1}']) == ['{"a":1}']
     assert ndjson_decode([b'{"a":1}\n\n  \n']) == ['{"a":1}']
     assert ndjson_decode([b""]) == []
+
+
+def test_ndjson_blank_and_crlf_only_lines_are_skipped_at_every_split() -> None:
+    body = b'\r\n\r\n{"a":1}\r\n\r\n\n\r\r{"b":"x\\r\\ny"}\r\n \t \r\n'
+    expected = ['{"a":1}', '{"b":"x\\r\\ny"}']
+    for cut in range(1, len(body)):
+        assert ndjson_decode([body[:cut], body[cut:]]) == expected, cut

@@ -231,6 +231,71 @@ async def test_unserializable_body_and_bad_url_are_config_errors() -> None:
         await transport.request_json(make_call("api.test/no-scheme"), on_error)
 
 
+async def test_a_dropped_connection_is_resent_once_at_once_then_counts_as_a_retry(
+    sleeps: list[float],
+) -> None:
+    server = Server(httpx.RemoteProtocolError("Server disconnected without sending a response."))
+    with pytest.raises(errors.ConnectionError):
+        await server.transport(max_retries=0).request_json(make_call(), on_error)
+    assert len(server.requests) == 2
+    assert sleeps == []
+    server = Server(httpx.ReadError("reset"))
+    with pytest.raises(errors.ConnectionError):
+        await server.transport(max_retries=2).request_json(make_call(), on_error)
+    assert len(server.requests) == 4  # the free resend, then two retries with backoff
+    assert len(sleeps) == 2
+
+
+async def test_a_refused_connection_gets_no_free_resend(sleeps: list[float]) -> None:
+    server = Server(httpx.ConnectError("refused"))
+    with pytest.raises(errors.ConnectionError):
+        await server.transport(max_retries=0).request_json(make_call(), on_error)
+    assert len(server.requests) == 1
+
+
+async def test_a_non_ascii_header_value_is_a_config_error_that_hides_the_value() -> None:
+    server = Server(httpx.Response(200, json=1))
+    call = HttpCall(
+        url=URL, headers={"authorization": "Bearer sk-\u2026secret"}, body={}, stream=False
+    )
+    with pytest.raises(errors.ConfigError) as info:
+        await server.transport().request_json(call, on_error)
+    assert "authorization" in str(info.value)
+    assert "secret" not in str(info.value)
+    assert server.requests == []
+
+
+async def test_a_lone_surrogate_in_the_body_is_sent_escaped() -> None:
+    server = Server(httpx.Response(200, json=1))
+    body = {"text": "caf\u00e9 \udcff"}
+    assert await server.transport().request_json(make_call(body=body), on_error) == 1
+    [request] = server.requests
+    assert request.content == b'{"text":"caf\\u00e9 \\udcff"}'
+    assert json.loads(request.content) == body
+
+
+async def test_a_borrowed_client_hook_raising_for_status_maps_to_the_provider_error() -> None:
+    async def raise_for_status(response: httpx.Response) -> None:
+        response.raise_for_status()
+
+    server = Server(httpx.Response(401, json={"error": "key"}, headers={"x-request-id": "r9"}))
+    client = httpx.AsyncClient(
+        transport=httpx.MockTransport(server), event_hooks={"response": [raise_for_status]}
+    )
+    with pytest.raises(errors.AuthenticationError) as info:
+        await HttpTransport(http_client=client).request_json(make_call(), on_error)
+    assert info.value.status_code == 401
+    assert info.value.request_id == "r9"
+    assert isinstance(info.value.__cause__, httpx.HTTPStatusError)
+    await client.aclose()
+
+
+async def test_absurdly_nested_json_is_a_stream_error() -> None:
+    server = Server(httpx.Response(200, content=b"[" * 100_000 + b"]" * 100_000))
+    with pytest.raises(errors.StreamError):
+        await server.transport().request_json(make_call(), on_error)
+
+
 # --- stream -------------------------------------------------------------------------------
 
 
@@ -436,6 +501,13 @@ def test_negative_max_retries_is_a_config_error() -> None:
         (503, {"x-should-retry": "false"}, b"", None),
         (400, {"x-should-retry": "true"}, b"", 1.5),
         (429, {}, b'{"error":{"code":"insufficient_quota"}}', None),
+        (429, {"retry-after-ms": "nan"}, b"", 1.5),  # trio's sleep refuses NaN
+        (429, {"retry-after-ms": "-5"}, b"", 1.5),  # out of range: ignored, as the SDKs do
+        (429, {"retry-after-ms": "soon", "retry-after": "2"}, b"", 2.0),  # the other one speaks
+        (429, {"retry-after": "Wed, 21 Oct 2099 07:28:00"}, b"", 60.0),  # zone-less: UTC
+        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, b"", 0.0),  # a past date
+        (429, {"retry-after": "soon"}, b"", 1.5),
+        (503, {"x-should-retry": " FALSE "}, b"", None),
     ],
 )
 def test_retry_delay_rules(
