@@ -176,15 +176,20 @@ class Assembler:
         self._close_text()
         existing = self.calls.get(event.index)
         if existing is not None:  # some servers repeat the start; fill only what was missing
-            if event.id and existing.call.synthetic_id:
-                existing.call.id, existing.call.synthetic_id = event.id, False
+            call = existing.call
+            if event.id and call.synthetic_id and not self._id_taken(event.id):
+                call.id, call.synthetic_id = event.id, False
+            call.name = call.name or event.name
             return
+        # A buggy server may reuse an id within a turn; each call must be answered exactly
+        # once, so a repeated id is replaced by a made-up one (mapped on the wire as any other).
+        fresh = not event.id or self._id_taken(event.id)
         call = FunctionCall(
-            id=event.id or new_call_id(),
+            id=new_call_id() if fresh else event.id,  # type: ignore[arg-type]
             name=event.name,
             provider=self.provider,
             status="streaming",
-            synthetic_id=not event.id,
+            synthetic_id=fresh,
         )
         part = ToolCallPart(call)
         self.started.append(call)
@@ -192,10 +197,14 @@ class Assembler:
         self._fragments[event.index] = []
         self.message.parts.append(part)
 
+    def _id_taken(self, call_id: str) -> bool:
+        return any(c.id == call_id for c in self.started)
+
     def _extend_call(self, event: ToolCallDelta) -> None:
         fragments = self._fragments.get(event.index)
         if fragments is None:
-            raise StreamError(f"{self.provider}: arguments for a call that never started")
+            state = "already ended" if event.index in self.calls else "never started"
+            raise StreamError(f"{self.provider}: arguments for call #{event.index}, which {state}")
         fragments.append(event.arguments)
         if self.live:
             call = self.calls[event.index].call
@@ -219,13 +228,20 @@ class Assembler:
         call.arguments = _final_arguments(call.raw_arguments)
 
     def _set_usage(self, event: UsageEvent) -> None:
+        # A later event replaces the counts it reports; a count it leaves out (None) keeps
+        # the earlier value, so a closing event with output tokens only keeps the input.
+        old = self.usage
         self.usage = RequestUsage(
-            input_tokens=event.input_tokens or 0,
-            output_tokens=event.output_tokens or 0,
-            cached_input_tokens=event.cached_input_tokens or 0,
-            cache_write_tokens=event.cache_write_tokens or 0,
-            reasoning_tokens=event.reasoning_tokens or 0,
+            input_tokens=_count(event.input_tokens, old.input_tokens),
+            output_tokens=_count(event.output_tokens, old.output_tokens),
+            cached_input_tokens=_count(event.cached_input_tokens, old.cached_input_tokens),
+            cache_write_tokens=_count(event.cache_write_tokens, old.cache_write_tokens),
+            reasoning_tokens=_count(event.reasoning_tokens, old.reasoning_tokens),
         )
+
+
+def _count(new: int | None, old: int) -> int:
+    return old if new is None else new
 
 
 def _final_arguments(text: str) -> dict[str, Any]:

@@ -102,7 +102,11 @@ class ToolCallEnd:
 
 @dataclass(slots=True)
 class UsageEvent:
-    """Token counts of this request so far; a later event replaces an earlier one."""
+    """Token counts of this request so far.
+
+    A later event replaces the counts it reports; a count left ``None`` keeps its earlier
+    value (wires that report input and output tokens in different events).
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None

@@ -49,6 +49,10 @@ class _Failure(Exception):
         self.status = status
 
 
+class _CallbackError(Exception):
+    """``on_result`` or ``approve`` raised: the user's bug, which ends the run (its cause)."""
+
+
 @dataclass(slots=True)
 class _Repeat:
     signature: tuple[str, str] | None = None
@@ -138,19 +142,42 @@ class CallExecutor:
         self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope
     ) -> ToolOutcome:
         try:
-            outcome = await self._execute(call, repeated)
+            outcome = await self._outcome(call, repeated, scope)
+            self.repeat.results[self.signatures[id(call)]] = outcome.content
+            await self._callback(self.notify)
+        except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
+            self._abort(exc.__cause__ or exc, scope)
+            return ToolOutcome("", True)
+        return outcome
+
+    async def _outcome(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope
+    ) -> ToolOutcome:
+        try:
+            return await self._execute(call, repeated)
         except _Failure as failure:
             call.status, call.error = failure.status, str(failure)  # type: ignore[assignment]
-            outcome = ToolOutcome(str(failure), True, failure.error_type)
+            return ToolOutcome(str(failure), True, failure.error_type)
+        except _CallbackError:
+            raise
         except Exception as exc:
             if self.options.tool_errors == "raise":
-                self.raised = exc
-                scope.cancel()
+                self._abort(exc, scope)
             call.status, call.error = "error", f"{type(exc).__name__}: {exc}"
-            outcome = ToolOutcome(call.error, True, type(exc).__name__)
-        self.repeat.results[self.signatures[id(call)]] = outcome.content
-        await self.notify()
-        return outcome
+            return ToolOutcome(call.error, True, type(exc).__name__)
+
+    def _abort(self, exc: BaseException, scope: anyio.CancelScope) -> None:
+        """End the turn with ``exc``: the first one wins, the other calls are cancelled."""
+        if self.raised is None:
+            self.raised = exc
+        scope.cancel()
+
+    @staticmethod
+    async def _callback(function: Any, *args: Any) -> Any:
+        try:
+            return await _maybe_await(function(*args))
+        except Exception as exc:
+            raise _CallbackError(str(exc)) from exc
 
     async def _execute(self, call: FunctionCall, repeated: bool) -> ToolOutcome:
         tool = self._tool_for(call)
@@ -168,7 +195,7 @@ class CallExecutor:
             call.arguments = validated
         await self._check_approval(tool, call)
         call.status = "running"
-        await self.notify()
+        await self._callback(self.notify)
         value = await self._call_with_timeout(tool, call, validated)
         call.result, call.status = value, "done"
         return ToolOutcome(serialize_result(value))
@@ -186,7 +213,7 @@ class CallExecutor:
         approve = self.options.approve
         if approve is None or not self.ask_approval(tool):
             return
-        decision = await _maybe_await(approve(call))
+        decision = await self._callback(approve, call)
         if decision is True:
             return
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
@@ -210,7 +237,9 @@ class CallExecutor:
         if handler is not None:
             if inspect.iscoroutinefunction(handler):
                 return await handler(call)
-            value = await anyio.to_thread.run_sync(handler, call)
+            # Abandoned on cancel: a thread cannot be stopped, but tool_timeout and the run's
+            # timeout must not wait for it.
+            value = await anyio.to_thread.run_sync(handler, call, abandon_on_cancel=True)
             return await _maybe_await(value)
         context = Context(deps=self.options.deps, call=call, result=self.result)
         return await tool.call_validated(kwargs, context=context)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
+
 from .factories import Factories
 from .loop import Run
 from .messages import LangMessage, LangMessages
@@ -37,6 +39,7 @@ class Lang(Factories):
     """
 
     def __init__(self, model: Model, *, options: OptionsLike = None) -> None:
+        merge_options(options)  # a bad default option fails here, not at the first call
         self.model: Model = model
         self.options: OptionsLike = options
         self._sync = LoopThread()
@@ -90,15 +93,22 @@ class Lang(Factories):
         return await Run(self.model, merged, tools, result).run()
 
     async def aclose(self) -> None:
-        """Close connections (those of the sync facade's loop too)."""
-        if self._sync.started:
-            self._sync.run(self.model.aclose())
-            self._sync.close()
+        """Close connections (those of the sync facade's loop too).
+
+        Closing twice is harmless; a closed ``Lang`` can still be used and reconnects.
+        """
+        if self._sync.started:  # its clients live on that loop: closed there, off this loop
+            await anyio.to_thread.run_sync(self._close_sync_loop)
         await self.model.aclose()
 
     def close(self) -> None:
-        """Blocking ``aclose`` for scripts."""
+        """Blocking ``aclose`` for scripts (also inside a running event loop)."""
         self._sync.run(self.model.aclose())
+        self._sync.close()
+
+    def _close_sync_loop(self) -> None:
+        if self._sync.started:
+            self._sync.run(self.model.aclose())
         self._sync.close()
 
     async def __aenter__(self) -> Lang:

@@ -21,7 +21,7 @@ from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd,
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .options import LangOptions
-from .providers.base import Model, ProviderRequest
+from .providers.base import Model, ProviderRequest, tool_choice
 from .result import LangResult
 from .tools import Tool
 
@@ -137,6 +137,7 @@ class Run:
 
 
 def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:
+    _check_choice(tools, options)
     if options.approve is None:
         flagged = [t.name for t in tools if t.requires_approval]
         if flagged:
@@ -151,6 +152,20 @@ def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:
                 f"functions {bare} are definitions without an implementation: pass a "
                 "function_handler to run their calls (or auto_execute=False)"
             )
+
+
+def _check_choice(tools: Sequence[Tool], options: LangOptions) -> None:
+    """A forced ``function_call`` needs functions, and a named one a function of that name."""
+    choice = tool_choice(options.function_call)
+    if choice is None or choice.mode in ("auto", "none"):
+        return
+    names = [t.name for t in tools]
+    if not names:
+        raise ConfigError(f"function_call={options.function_call!r} needs functions=[...]")
+    if choice.mode == "named" and choice.name not in names:
+        raise ConfigError(
+            f"function_call names {choice.name!r}, which is not one of the functions {names}"
+        )
 
 
 def _check_answered(messages: LangMessages) -> None:

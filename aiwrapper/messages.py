@@ -144,12 +144,15 @@ class LangMessage:
             parts.append(TextPart(text))
         for raw in data.get("tool_calls") or ():
             parts.append(ToolCallPart(_call_from_dict(raw)))
+        if role == "tool" and not data.get("tool_call_id"):
+            raise ConfigError("a tool message needs the 'tool_call_id' of the call it answers")
         return cls(
             "system" if role == "developer" else role,
             parts,
             tool_call_id=data.get("tool_call_id"),
             name=data.get("name"),
             is_error=bool(data.get("is_error", False)),
+            error_type=data.get("error_type"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +174,8 @@ class LangMessage:
             out["name"] = self.name
             if self.is_error:
                 out["is_error"] = True
+                if self.error_type:
+                    out["error_type"] = self.error_type
         return out
 
     def __repr__(self) -> str:
@@ -196,24 +201,33 @@ def _content_text(content: Any) -> str:
 
 def _call_from_dict(raw: Mapping[str, Any]) -> FunctionCall:
     fn = raw.get("function", raw)
-    arguments = fn.get("arguments", {})
-    if isinstance(arguments, str):
-        text = arguments
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError as exc:
-            raise ConfigError(
-                f"tool call {raw.get('id')!r} has arguments that are not JSON"
-            ) from exc
-    else:
-        text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+    call_id, name = raw.get("id"), fn.get("name") if isinstance(fn, Mapping) else None
+    if not call_id or not name:
+        raise ConfigError(f"a tool call needs an 'id' and a function 'name': {dict(raw)!r}")
+    given = fn.get("arguments", {})
+    arguments = _arguments(str(call_id), given)
     return FunctionCall(
-        id=str(raw["id"]),
-        name=str(fn["name"]),
+        id=str(call_id),
+        name=str(name),
         arguments=arguments,
-        raw_arguments=text,
+        raw_arguments=given
+        if isinstance(given, str)
+        else json.dumps(arguments, separators=(",", ":"), ensure_ascii=False),
         status="done",
     )
+
+
+def _arguments(call_id: str, given: Any) -> dict[str, Any]:
+    """A call's arguments (JSON text or an object) as a dict."""
+    value = given
+    if isinstance(given, str):
+        try:
+            value = json.loads(given) if given.strip() else {}
+        except ValueError as exc:
+            raise ConfigError(f"tool call {call_id!r} has arguments that are not JSON") from exc
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"tool call {call_id!r} has arguments that are not a JSON object")
+    return dict(value)
 
 
 MessageLike = Union[LangMessage, Mapping[str, Any]]

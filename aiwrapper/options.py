@@ -3,7 +3,9 @@
 Options come from three layers, merged field by field in this order: the ``Lang``'s defaults,
 the per-call options (a ``LangOptions`` or a plain dict), then keyword overrides. A field left
 ``None`` does not override. ``merge_options`` returns one ``LangOptions`` with every unset field
-filled from ``DEFAULTS``; an unknown key is a ``TypeError`` naming the closest valid one.
+filled from ``DEFAULTS``; an unknown key is a ``TypeError`` naming the closest valid one, and a
+value no provider accepts (a negative timeout, a malformed ``function_call``, an unknown
+``thinking`` level) a ``ConfigError`` naming the option, before any request.
 """
 
 from __future__ import annotations
@@ -127,12 +129,78 @@ def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
 
 
 def _validated(options: LangOptions) -> LangOptions:
+    """Refuse values no provider accepts, before any request, with the option's name."""
     from .errors import ConfigError
 
-    if options.tool_errors not in ("return", "raise"):
-        raise ConfigError(f"tool_errors must be 'return' or 'raise', not {options.tool_errors!r}")
-    if options.max_iterations is not None and options.max_iterations < 1:
-        raise ConfigError("max_iterations must be at least 1")
-    if options.max_concurrency is not None and options.max_concurrency < 1:
-        raise ConfigError("max_concurrency must be at least 1")
+    problem = _problem(options)
+    if problem is not None:
+        raise ConfigError(problem)
     return options
+
+
+def _problem(o: LangOptions) -> str | None:
+    if o.tool_errors not in ("return", "raise"):
+        return f"tool_errors must be 'return' or 'raise', not {o.tool_errors!r}"
+    for name in ("max_iterations", "max_concurrency", "max_tokens"):
+        value = getattr(o, name)
+        if value is not None and (not _is_int(value) or value < 1):
+            return f"{name} must be an int of at least 1, not {value!r}"
+    for name in ("timeout", "tool_timeout"):
+        value = getattr(o, name)
+        if value is not None and (not _is_number(value) or not value > 0):
+            return f"{name} must be a positive number of seconds, not {value!r}"
+    if o.temperature is not None and (not _is_number(o.temperature) or o.temperature < 0):
+        return f"temperature must be a number of at least 0, not {o.temperature!r}"
+    if o.top_p is not None and (not _is_number(o.top_p) or not 0 <= o.top_p <= 1):
+        return f"top_p must be a number from 0 to 1, not {o.top_p!r}"
+    return _choice_problem(o.function_call) or _thinking_problem(o.thinking) or _stop_problem(o)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _choice_problem(choice: object) -> str | None:
+    if choice is None or (isinstance(choice, str) and choice):
+        return None
+    if isinstance(choice, Mapping):
+        function = choice.get("function")
+        name = choice.get("name") or (
+            function.get("name") if isinstance(function, Mapping) else None
+        )
+        if isinstance(name, str) and name:
+            return None
+    return (
+        "function_call must be 'auto', 'none', 'required', a function name or "
+        f"{{'name': ...}}, not {choice!r}"
+    )
+
+
+# "minimal" and -1 (dynamic budget) are Gemini's own values; each provider checks the rest.
+_EFFORTS = ("minimal", "low", "medium", "high")
+
+
+def _thinking_problem(thinking: object) -> str | None:
+    if thinking is None or isinstance(thinking, bool):
+        return None
+    if _is_int(thinking) and thinking >= -1:  # type: ignore[operator]
+        return None
+    if isinstance(thinking, str) and thinking.lower() in _EFFORTS:
+        return None
+    return (
+        f"thinking={thinking!r} is not valid: thinking must be True, a token budget (int) "
+        "or 'low'/'medium'/'high'"
+    )
+
+
+def _stop_problem(o: LangOptions) -> str | None:
+    stop = o.stop
+    if stop is None or isinstance(stop, str):
+        return None
+    if isinstance(stop, Sequence) and all(isinstance(s, str) for s in stop):
+        return None
+    return f"stop must be a string or a list of strings, not {stop!r}"

@@ -29,8 +29,9 @@ class FunctionCall:
         arguments: The parsed arguments (best-effort partial while streaming).
         raw_arguments: The arguments as JSON text, as the model produced them.
         provider: Which provider produced the call.
-        status: ``streaming`` while arriving, then ``pending``, ``running``, and ``done``,
-            ``error``, ``denied`` or ``skipped`` (manual mode).
+        status: ``streaming`` while arriving, then ``pending`` (and stays so in manual mode),
+            ``running``, and ``done``, ``error``, ``denied``, or ``skipped`` (a call repeated
+            with the same arguments, answered without running it).
         result: The function's return value once it ran.
         error: The error message sent to the model when the call failed or was denied.
     """
@@ -94,6 +95,11 @@ class Usage:
     def cached_input_tokens(self) -> int:
         """Input tokens read from the provider's cache."""
         return sum(r.cached_input_tokens for r in self.requests)
+
+    @property
+    def cache_write_tokens(self) -> int:
+        """Input tokens written to the provider's cache."""
+        return sum(r.cache_write_tokens for r in self.requests)
 
     @property
     def reasoning_tokens(self) -> int:

@@ -4,15 +4,17 @@
 from async code), without patching asyncio. Each ``Lang`` gets one daemon thread running one
 event loop, started on first use and reused, so its HTTP client always lives on a loop that is
 alive. Ctrl-C in the calling thread cancels the run on the background loop and waits for it to
-unwind, so tools and connections are stopped cleanly.
+unwind, so tools and connections are stopped cleanly. Several threads may block on the same
+loop at once; ``close`` cancels what is still running before it stops the loop.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import threading
+import weakref
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -24,43 +26,67 @@ T = TypeVar("T")
 _CANCEL_GRACE = 5.0  # seconds to let a cancelled run unwind after Ctrl-C
 
 
+@dataclass(slots=True, eq=False)
+class _Job:
+    """A coroutine submitted to the loop, with signals of its start and end."""
+
+    future: concurrent.futures.Future[Any] | None = None
+    started: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+
+    def cancel_and_wait(self) -> None:
+        """Cancel the run and wait (a grace period) for its tools and requests to unwind.
+
+        ``Future.cancel`` returns at once; only the coroutine itself knows when its
+        cleanup is done, so it signals ``finished`` on the way out.
+        """
+        if self.future is not None:
+            self.future.cancel()
+        if self.started.is_set():
+            self.finished.wait(_CANCEL_GRACE)
+
+
 class LoopThread:
-    """One event loop on a daemon thread, started lazily."""
+    """One event loop on a daemon thread, started lazily; usable from many threads at once."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._jobs: set[_Job] = set()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the background loop and block until it is done."""
-        loop = self._ensure_loop()
-        if threading.current_thread() is self._thread:
+        if self._thread is not None and threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
-        future = _submit(coro, loop)
+        job = _Job()
+        with self._lock:  # a concurrent close() either sees this job or runs before it
+            loop = self._ensure_loop()
+            job.future = _submit(_tracked(coro, job), loop)
+            self._jobs.add(job)
         try:
-            return future.result()
+            return job.future.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
-            future.cancel()
-            with contextlib.suppress(concurrent.futures.CancelledError, Exception):
-                future.result(timeout=_CANCEL_GRACE)
+            job.cancel_and_wait()
             raise
+        finally:
+            with self._lock:
+                self._jobs.discard(job)
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         # The sync facade needs a loop in a thread (see CONVENTIONS); imported on first use
         # because asyncio is a large import that async users of the package never need here.
         import asyncio
 
-        with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=loop.run_forever, name="aiwrapper-sync", daemon=True
-                )
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="aiwrapper-sync", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+            # A Lang dropped without close() must not leave its thread running forever.
+            weakref.finalize(self, _stop, loop, thread)
+        return self._loop
 
     @property
     def started(self) -> bool:
@@ -68,15 +94,36 @@ class LoopThread:
         return self._loop is not None
 
     def close(self) -> None:
-        """Stop the loop and its thread."""
+        """Cancel runs still going (from any thread), then stop the loop and its thread.
+
+        Closing twice is harmless, and a later ``run`` starts a fresh loop.
+        """
         with self._lock:
-            loop, thread = self._loop, self._thread
+            loop, thread, jobs = self._loop, self._thread, list(self._jobs)
             self._loop = self._thread = None
-        if loop is None or thread is None:
-            return
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=_CANCEL_GRACE)
+        for job in jobs:
+            job.cancel_and_wait()
+        if loop is not None and thread is not None:
+            _stop(loop, thread)
+
+
+def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    if loop.is_closed():
+        return
+    loop.call_soon_threadsafe(loop.stop)
+    if threading.current_thread() is thread:
+        return  # stopping from inside the loop (a callback): it ends when the callback returns
+    thread.join(timeout=_CANCEL_GRACE)
+    if not thread.is_alive():
         loop.close()
+
+
+async def _tracked(coro: Coroutine[Any, Any, T], job: _Job) -> T:
+    job.started.set()
+    try:
+        return await coro
+    finally:
+        job.finished.set()
 
 
 def _submit(

@@ -239,3 +239,169 @@ def test_presets_are_case_insensitive_and_ollama_follows_ollama_host(
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:9999")
     lang = Lang.openai_compatible(preset="Ollama", model="qwen3")
     assert lang.model.provider.url == "http://gpu-box:9999/v1/chat/completions"  # type: ignore[attr-defined]
+
+
+def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound() -> None:
+    import os
+    import signal
+    import threading
+
+    import anyio
+
+    started = threading.Event()
+    unwound = threading.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(60)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(0.2)  # slow cleanup, e.g. closing a connection
+            unwound.set()
+        return "never"
+
+    presser = threading.Thread(target=lambda: (started.wait(10), os.kill(os.getpid(), 2)))
+    presser.start()
+    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    with pytest.raises(KeyboardInterrupt):
+        lang.ask_sync("go", functions=[wait_forever])
+    assert unwound.is_set()
+    presser.join()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    lang.close()
+
+
+def test_ask_sync_from_many_threads_at_once_shares_one_loop() -> None:
+    import threading
+
+    import anyio
+
+    inside = 0
+    peak = 0
+
+    @tool
+    async def hold(n: int) -> int:
+        """Hold."""
+        nonlocal inside, peak
+        inside += 1
+        peak = max(peak, inside)
+        await anyio.sleep(0.05)
+        inside -= 1
+        return n
+
+    def script(messages: LangMessages, options: object) -> object:
+        if messages[-1].role == "user":
+            n = int(messages[-1].content)
+            return {"function_calls": [{"name": "hold", "arguments": {"n": n}}]}
+        return f"got {messages[-1].content}"
+
+    lang = Lang.scripted(script)
+    answers: dict[int, str] = {}
+
+    def worker(n: int) -> None:
+        answers[n] = lang.ask_sync(str(n), functions=[hold]).answer
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert answers == {n: f"got {n}" for n in range(8)}
+    assert peak > 1  # the runs overlapped on the one background loop
+    assert [t.name for t in threading.enumerate()].count("aiwrapper-sync") == 1
+    lang.close()
+    assert "aiwrapper-sync" not in [t.name for t in threading.enumerate()]
+
+
+def test_close_cancels_a_run_blocked_in_another_thread() -> None:
+    import concurrent.futures
+    import threading
+
+    import anyio
+
+    started = threading.Event()
+    cancelled = threading.Event()
+    outcome: list[BaseException] = []
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(60)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "never"
+
+    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+
+    def worker() -> None:
+        try:
+            lang.ask_sync("go", functions=[wait_forever])
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    assert started.wait(5)
+    lang.close()
+    thread.join(5)
+    assert cancelled.is_set()
+    assert [type(e) for e in outcome] == [concurrent.futures.CancelledError]
+
+
+def test_close_twice_and_use_after_close() -> None:
+    lang = Lang.scripted(["a", "b"])
+    assert lang.ask_sync("1").answer == "a"
+    lang.close()
+    lang.close()
+    assert lang.ask_sync("2").answer == "b"  # a fresh background loop
+    assert lang._sync.started is True
+    lang.close()
+    assert lang._sync.started is False
+
+
+@pytest.mark.anyio
+async def test_aclose_twice_async_with_and_use_after_close() -> None:
+    lang = Lang.scripted(["a", "b", "c"])
+    async with lang as same:
+        assert same is lang
+        assert (await lang.ask("1")).answer == "a"
+    await lang.aclose()
+    assert (await lang.ask("2")).answer == "b"
+    await lang.aclose()
+
+
+@pytest.mark.anyio
+async def test_aclose_stops_the_sync_facades_loop_too() -> None:
+    lang = Lang.scripted(["a"])
+    await anyio_to_thread(lambda: lang.ask_sync("1"))
+    assert lang._sync.started is True
+    await lang.aclose()
+    assert lang._sync.started is False
+
+
+async def anyio_to_thread(function: object) -> object:
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(function)  # type: ignore[arg-type]
+
+
+def test_a_sync_call_inside_a_callback_is_refused() -> None:
+    lang = Lang.scripted(["a", "b"])
+    errors: list[str] = []
+
+    def on_result(result: object) -> None:
+        try:
+            lang.ask_sync("nested")
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    lang.ask_sync("1", on_result=on_result)
+    assert errors
+    assert errors[0] == "a *_sync method was called from inside an aiwrapper callback"
+    lang.close()

@@ -580,3 +580,291 @@ async def test_a_paused_turn_is_resent_as_is_until_the_model_finishes() -> None:
     assert result.answer == "Found it."
     assert result.iterations == 2
     assert seen == [["user"], ["user", "assistant"]]
+
+
+# --- callbacks, ids, choices and limits (review hardening) --------------------------------
+
+
+async def test_on_result_gets_the_same_object_after_every_change_in_order() -> None:
+    events: list[tuple[str, str, str]] = []
+    objects: set[int] = set()
+
+    async def on_result(result: LangResult) -> None:  # async callbacks are awaited
+        objects.add(id(result))
+        calls_ = ",".join(f"{c.status}:{c.arguments}" for c in result.function_calls)
+        events.append((result.thinking, result.answer, calls_))
+
+    script = [
+        {"thinking": "hmm", **calls(("add", {"a": 1, "b": 2}))},
+        {"text": "three"},
+    ]
+    result = await Lang.scripted(script).ask("go", functions=[add], on_result=on_result)
+    assert objects == {id(result)}
+    assert events == [
+        ("hmm", "", ""),  # thinking delta
+        ("hmm", "", "streaming:{}"),  # call start
+        ("hmm", "", "streaming:{'a': 1}"),  # fragment '{"a": 1,'
+        ("hmm", "", "streaming:{'a': 1, 'b': 2}"),  # fragment ' "b": 2}'
+        ("hmm", "", "pending:{'a': 1, 'b': 2}"),  # call end
+        ("hmm", "", "running:{'a': 1, 'b': 2}"),  # call start running
+        ("hmm", "", "done:{'a': 1, 'b': 2}"),  # call result
+        ("hmm", "", "done:{'a': 1, 'b': 2}"),  # results appended to messages
+        ("", "three", "done:{'a': 1, 'b': 2}"),  # text delta of the next turn
+        ("", "three", "done:{'a': 1, 'b': 2}"),  # finished
+    ]
+    assert result.finished is True
+
+
+@pytest.mark.parametrize("when", ["streaming", "running", "done"])
+@pytest.mark.parametrize("parallel", [True, False])
+async def test_an_exception_in_on_result_propagates_unwrapped(when: str, parallel: bool) -> None:
+    ran: list[int] = []
+
+    @tool
+    def f(n: int) -> int:
+        """F."""
+        ran.append(n)
+        return n
+
+    def on_result(result: LangResult) -> None:
+        if any(c.status == when for c in result.function_calls):
+            raise RuntimeError(f"callback failed at {when}")
+
+    lang = Lang.scripted([calls(("f", {"n": 1}), ("f", {"n": 2})), "never"])
+    with pytest.raises(RuntimeError, match=f"callback failed at {when}"):
+        await lang.ask("go", functions=[f], on_result=on_result, parallel=parallel)
+    assert len(lang.requests) == 1  # never sent back to the model as a tool error
+
+
+async def test_an_exception_in_approve_propagates_and_the_call_does_not_run() -> None:
+    ran: list[int] = []
+
+    @tool
+    def f(n: int) -> int:
+        """F."""
+        ran.append(n)
+        return n
+
+    def approve(call: FunctionCall) -> bool:
+        raise LookupError("policy service down")
+
+    lang = Lang.scripted([calls(("f", {"n": 1})), "never"])
+    with pytest.raises(LookupError, match="policy service down"):
+        await lang.ask("go", functions=[f], approve=approve)
+    assert ran == []
+
+
+async def test_duplicated_call_ids_from_a_server_are_each_answered_once() -> None:
+    turn = {
+        "function_calls": [
+            {"name": "add", "arguments": {"a": 1, "b": 1}, "id": "dup"},
+            {"name": "add", "arguments": {"a": 2, "b": 2}, "id": "dup"},
+        ]
+    }
+    lang = Lang.scripted([turn, "ok"])
+    result = await lang.ask("go", functions=[add])
+    first, second = result.function_calls
+    assert first.id == "dup"
+    assert second.id != "dup"
+    assert tool_messages(result) == [("dup", "2", False), (second.id, "4", False)]
+    sent = lang.requests[1].messages
+    assert [c.id for c in sent[1].tool_calls] == [m.tool_call_id for m in sent[2:]]
+
+
+async def test_a_call_with_an_empty_name_gets_an_error_result() -> None:
+    turn = {"function_calls": [{"name": "", "arguments": {}, "id": "c0"}]}
+    result = await Lang.scripted([turn, "ok"]).ask("go", functions=[add])
+    assert tool_messages(result) == [("c0", "Unknown function ''. Valid functions: add.", True)]
+    assert (result.function_calls[0].status, result.answer) == ("error", "ok")
+
+
+async def test_unknown_function_with_no_functions_at_all() -> None:
+    result = await Lang.scripted([calls(("ghost", {})), "ok"]).ask("go")
+    assert tool_messages(result) == [
+        ("c0", "Unknown function 'ghost'. Valid functions: (none).", True)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("choice", "functions", "message"),
+    [
+        ("sub", [add], r"function_call names 'sub', which is not one of the functions \['add'\]"),
+        ({"name": "sub"}, [add], "names 'sub'"),
+        ("required", [], r"function_call='required' needs functions=\[...\]"),
+        ("add", [], "needs functions"),
+    ],
+)
+async def test_a_forced_function_call_must_name_a_given_function(
+    choice: Any, functions: list[Any], message: str
+) -> None:
+    lang = Lang.scripted(["x"])
+    with pytest.raises(ConfigError, match=message):
+        await lang.ask("go", functions=functions, function_call=choice)
+    assert lang.requests == []
+
+
+async def test_function_call_none_and_auto_need_no_functions() -> None:
+    lang = Lang.scripted(["a", "b"])
+    assert (await lang.ask("go", function_call="none")).answer == "a"
+    assert (await lang.ask("go", function_call="auto")).answer == "b"
+
+
+async def test_tool_timeout_bounds_a_sync_function_handler() -> None:
+    import threading
+
+    release = threading.Event()
+    definition = {"name": "slow", "description": "Slow.", "parameters": {}}
+
+    def handler(call: FunctionCall) -> str:
+        release.wait(10)
+        return "late"
+
+    with anyio.fail_after(5):
+        result = await Lang.scripted([calls(("slow", {})), "ok"]).ask(
+            "go", functions=[definition], function_handler=handler, tool_timeout=0.05
+        )
+    release.set()
+    assert tool_messages(result) == [("c0", "'slow' timed out after 0.05 s.", True)]
+    assert result.function_calls[0].status == "error"
+
+
+async def test_tool_errors_raise_in_parallel_raises_the_first_failure_unwrapped() -> None:
+    @tool
+    async def bad(n: int) -> int:
+        """Fails."""
+        await anyio.sleep(0.01 * n)
+        raise ValueError(f"bad {n}")
+
+    lang = Lang.scripted([calls(("bad", {"n": 1}), ("bad", {"n": 3})), "x"])
+    with pytest.raises(ValueError, match="bad 1"):
+        await lang.ask("go", functions=[bad], tool_errors="raise")
+
+
+async def test_every_failure_is_recorded_on_its_call() -> None:
+    @tool
+    def boom() -> str:
+        """Fails."""
+        raise ValueError("no")
+
+    @tool(requires_approval=True)
+    def guarded() -> str:
+        """Guarded."""
+        return "x"
+
+    @tool
+    async def sleepy() -> str:
+        """Sleeps."""
+        await anyio.sleep(10)
+        return "late"
+
+    turn = {
+        "function_calls": [
+            {"name": "boom", "arguments": {}, "id": "c0"},
+            {"name": "nope", "arguments": {}, "id": "c1"},
+            {"name": "add", "arguments": '{"a": 1', "id": "c2"},
+            {"name": "add", "arguments": {"a": "x", "b": 1}, "id": "c3"},
+            {"name": "guarded", "arguments": {}, "id": "c4"},
+            {"name": "sleepy", "arguments": {}, "id": "c5"},
+        ]
+    }
+    result = await Lang.scripted([turn, "ok"]).ask(
+        "go",
+        functions=[boom, add, guarded, sleepy],
+        approve=lambda call: "not today",
+        tool_timeout=0.02,
+    )
+    statuses = [(c.id, c.status) for c in result.function_calls]
+    assert statuses == [
+        ("c0", "error"),
+        ("c1", "error"),
+        ("c2", "error"),
+        ("c3", "error"),
+        ("c4", "denied"),
+        ("c5", "error"),
+    ]
+    assert [m.tool_call_id for m in result.messages if m.role == "tool"] == [
+        "c0", "c1", "c2", "c3", "c4", "c5"
+    ]  # fmt: skip
+    errors = {c.id: c.error for c in result.function_calls}
+    assert errors["c0"] == "ValueError: no"
+    assert errors["c4"] == "Call to 'guarded' was not run: not today."
+    assert errors["c5"] == "'sleepy' timed out after 0.02 s."
+    assert all(m.is_error for m in result.messages if m.role == "tool")
+
+
+async def test_run_timeout_while_streaming_keeps_the_partial_answer() -> None:
+    async def on_result(result: LangResult) -> None:
+        await anyio.sleep(0.02)
+
+    lang = Lang.scripted(["abcdefgh" * 20])
+    with pytest.raises(RunTimeoutError, match=r"did not finish within 0\.05 s") as info:
+        await lang.ask("go", timeout=0.05, on_result=on_result)
+    partial = info.value.result
+    assert partial.answer
+    assert "abcdefgh".startswith(partial.answer[:8])
+    assert (partial.finished, partial.iterations) == (False, 0)
+
+
+async def test_max_iterations_result_holds_every_answered_call() -> None:
+    script = [calls(("add", {"a": i, "b": 0})) for i in range(3)]
+    with pytest.raises(MaxIterationsError, match=r"after 1 model requests \(max_iterations=1\)"):
+        await Lang.scripted(script).ask("go", functions=[add], max_iterations=1)
+    lang = Lang.scripted(script)
+    with pytest.raises(MaxIterationsError) as info:
+        await lang.ask("go", functions=[add], max_iterations=3)
+    partial = info.value.result
+    assert (partial.finished, partial.iterations, len(lang.requests)) == (False, 3, 3)
+    assert [m.tool_call_id for m in partial.messages if m.role == "tool"] == ["c0"] * 3
+    assert len(partial.usage.requests) == 3
+
+
+async def test_usage_totals_sum_every_field_over_the_run() -> None:
+    from aiwrapper.events import FinishEvent, TextDelta, ToolCallEnd, ToolCallStart, UsageEvent
+
+    turns = [
+        [
+            ToolCallStart(0, "c0", "add"),
+            ToolCallEnd(0, {"a": 1, "b": 1}),
+            UsageEvent(10, 2, cached_input_tokens=4, cache_write_tokens=3, reasoning_tokens=1),
+        ],
+        [TextDelta("ok"), UsageEvent(20, 5, reasoning_tokens=2), FinishEvent("stop")],
+    ]
+
+    class Counting:
+        name, model = "counting", "m"
+
+        async def send(self, request: Any, sink: Any) -> None:
+            await sink(turns.pop(0))
+
+        async def aclose(self) -> None:
+            pass
+
+    usage = (await Lang(Counting()).ask("go", functions=[add])).usage
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (30, 7, 37)
+    assert (usage.cached_input_tokens, usage.cache_write_tokens, usage.reasoning_tokens) == (
+        4,
+        3,
+        3,
+    )
+    assert [r.total_tokens for r in usage.requests] == [12, 25]
+
+
+async def test_a_sync_tool_that_overruns_its_timeout_is_abandoned() -> None:
+    import threading
+
+    release = threading.Event()
+
+    @tool
+    def slow() -> str:
+        """Blocks until released."""
+        release.wait(5)
+        return "late"
+
+    try:
+        result = await Lang.scripted([calls(("slow", {})), "ok"]).ask(
+            "go", functions=[slow], tool_timeout=0.05
+        )
+    finally:
+        release.set()
+    assert tool_messages(result) == [("c0", "'slow' timed out after 0.05 s.", True)]
+    assert result.function_calls[0].status == "error"

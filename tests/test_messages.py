@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from aiwrapper import FunctionCall, LangMessage, LangMessages
+import re
+from typing import Any
+
+import pytest
+
+from aiwrapper import ConfigError, FunctionCall, LangMessage, LangMessages
 from aiwrapper.messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
 
 
@@ -44,3 +49,108 @@ def test_tool_results_survive_the_copy() -> None:
         "f",
         '{"ok":true}',
     )
+
+
+def test_openai_dicts_round_trip_through_messages() -> None:
+    dicts = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Øslo?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "thinking": "Need the tool.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "weather", "arguments": '{"city":"Øslo"}'},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "content": '{"error":"down"}',
+            "tool_call_id": "call_1",
+            "name": "weather",
+            "is_error": True,
+            "error_type": "ConnectionError",
+        },
+        {"role": "assistant", "content": "It is down."},
+    ]
+    messages = LangMessages(dicts)
+    assert messages.to_dicts() == dicts
+    assert LangMessages(messages.to_dicts()).to_dicts() == dicts
+    call = messages[2].tool_calls[0]
+    assert (call.arguments, call.raw_arguments, call.status) == (
+        {"city": "Øslo"},
+        '{"city":"Øslo"}',
+        "done",
+    )
+    assert messages[3].error_type == "ConnectionError"
+
+
+def test_from_dict_accepts_developer_content_parts_and_object_arguments() -> None:
+    messages = LangMessages(
+        [
+            {"role": "developer", "content": [{"type": "text", "text": "a"}, {"text": "b"}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": {"n": 1}}}],
+            },
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "y", "function": {"name": "g", "arguments": " "}}],
+            },
+        ]
+    )
+    assert (messages[0].role, messages[0].content) == ("system", "ab")
+    assert messages[1].tool_calls[0].raw_arguments == '{"n":1}'
+    assert messages[2].tool_calls[0].arguments == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "fragment"),
+    [
+        (
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]},
+            "needs an 'id' and a function 'name'",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "x", "function": {"arguments": "{}"}}]},
+            "needs an 'id' and a function 'name'",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "x", "function": "f"}]},
+            "needs an 'id' and a function 'name'",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "x", "name": "f", "arguments": "[1]"}]},
+            "'x' has arguments that are not a JSON object",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "x", "name": "f", "arguments": 5}]},
+            "not a JSON object",
+        ),
+        ({"role": "tool", "content": "4"}, "needs the 'tool_call_id'"),
+        ({"content": "hi"}, "role must be"),
+    ],
+)
+def test_malformed_dicts_are_config_errors(message: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(fragment)):
+        LangMessages([message])
+
+
+def test_a_non_message_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="expected a LangMessage or a dict, not str"):
+        LangMessages(["hi"])  # type: ignore[list-item]
+
+
+def test_add_helpers_chain_and_add_tool_result_records_the_value() -> None:
+    call = FunctionCall(id="c1", name="f")
+    messages = LangMessages().add_system("s").add_user("u").add_assistant("a")
+    assert messages.add_tool_result(call, [1, "x"], is_error=True) is messages
+    assert [m.role for m in messages] == ["system", "user", "assistant", "tool"]
+    assert (messages[3].content, messages[3].is_error) == ('[1,"x"]', True)
+    assert (call.result, call.status) == ([1, "x"], "error")
+    assert messages.add_tool_result(call, "plain")[-1].content == "plain"

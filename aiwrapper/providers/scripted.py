@@ -7,9 +7,11 @@ same events as a real provider, so the whole loop runs unchanged in tests and in
 
 from __future__ import annotations
 
+import copy
+import inspect
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from ..errors import ConfigError
@@ -23,7 +25,7 @@ from ..events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..messages import LangMessages
+from ..messages import LangMessage, LangMessages, ToolCallPart
 from ..options import LangOptions
 from ..tools import Tool, sample_arguments
 from .base import EventSink, ProviderRequest
@@ -31,13 +33,18 @@ from .base import EventSink, ProviderRequest
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
 
 Turn = Union[str, Mapping[str, Any]]
-TurnSource = Union[Sequence[Turn], Callable[[LangMessages, LangOptions], Turn]]
+TurnSource = Union[
+    Sequence[Turn], Callable[[LangMessages, LangOptions], Union[Turn, Awaitable[Turn]]]
+]
 CHUNK = 8  # characters per streamed delta: small enough to exercise streaming paths
 
 
 @dataclass(frozen=True, slots=True)
 class ScriptedRequest:
-    """One request a scripted model received: the conversation, tools and options."""
+    """One request a scripted model received: the conversation, tools and options.
+
+    ``messages`` is a snapshot taken when the request was made, not a view of the run.
+    """
 
     messages: LangMessages
     tools: list[dict[str, Any]]
@@ -49,10 +56,27 @@ def _chunks(text: str, size: int) -> Iterator[str]:
         yield text[start : start + size]
 
 
+def snapshot(messages: Sequence[LangMessage]) -> LangMessages:
+    """A copy of the conversation that later changes to the run's messages do not reach."""
+    return LangMessages(_copy_message(m) for m in messages)
+
+
+def _copy_message(message: LangMessage) -> LangMessage:
+    parts = [
+        ToolCallPart(replace(p.call, arguments=dict(p.call.arguments)), p.state)
+        if isinstance(p, ToolCallPart)
+        else copy.copy(p)
+        for p in message.parts
+    ]
+    return replace(message, parts=parts)
+
+
 def turn_events(turn: Turn, *, stream: bool) -> list[Event]:
     """The events a real provider would send for ``turn``."""
     if isinstance(turn, str):
         turn = {"text": turn}
+    if not isinstance(turn, Mapping):
+        raise ConfigError(f"a scripted turn is a string or a dict, not {turn!r}")
     unknown = set(turn) - {"text", "thinking", "function_calls"}
     if unknown:
         raise ConfigError(f"scripted turn has unknown keys {sorted(unknown)}")
@@ -68,10 +92,11 @@ def turn_events(turn: Turn, *, stream: bool) -> list[Event]:
 
 
 def _call_events(index: int, call: Mapping[str, Any], size: int) -> list[Event]:
-    if "name" not in call:
-        raise ConfigError(f"scripted function call needs a 'name': {dict(call)!r}")
+    if not isinstance(call, Mapping) or "name" not in call:
+        raise ConfigError(f"a scripted function call is a dict with a 'name', not {call!r}")
     arguments = call.get("arguments", {})
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    # Unicode as a model writes it (not \u escapes), so raw_arguments look like the real thing.
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     events: list[Event] = [ToolCallStart(index, call.get("id"), str(call["name"]))]
     events += [ToolCallDelta(index, c) for c in _chunks(text, size)]
     events.append(ToolCallEnd(index))
@@ -89,7 +114,8 @@ class ScriptedModel:
     Args:
         turns: A list of turns (a string is a final text turn; a dict may hold ``text``,
             ``thinking`` and ``function_calls``: ``[{"name", "arguments", "id"?}]``), or a
-            callable ``(messages, options) -> turn``. The script is consumed across calls.
+            callable ``(messages, options) -> turn`` (sync or async; it gets a copy of the
+            conversation). The script is consumed across calls.
         model: The model name reported in requests.
     """
 
@@ -103,15 +129,17 @@ class ScriptedModel:
 
     async def send(self, request: ProviderRequest, sink: EventSink) -> None:
         """Record the request and stream the next scripted turn."""
-        messages = LangMessages(request.messages)
+        messages = snapshot(request.messages)
         tools = [canonical_tool(t) for t in request.tools]
         self.requests.append(ScriptedRequest(messages, tools, request.options))
-        for event in turn_events(self._next_turn(messages, request.options), stream=request.stream):
+        turn = await self._next_turn(snapshot(messages), request.options)
+        for event in turn_events(turn, stream=request.stream):
             await sink([event])  # one event per batch: streams like a slow network
 
-    def _next_turn(self, messages: LangMessages, options: LangOptions) -> Turn:
+    async def _next_turn(self, messages: LangMessages, options: LangOptions) -> Turn:
         if callable(self._source):
-            return self._source(messages, options)
+            turn = self._source(messages, options)
+            return await turn if inspect.isawaitable(turn) else turn
         if self._next >= len(self._source):
             raise ConfigError(
                 f"Lang.scripted: the script has {len(self._source)} turn(s) and all were used; "

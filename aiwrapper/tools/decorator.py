@@ -216,7 +216,10 @@ class Tool:
             kwargs[self._context_param] = context if context is not None else Context(deps=None)
         if is_async_callable(self.func):
             return await self.func(**kwargs)
-        result = await anyio.to_thread.run_sync(functools.partial(self.func, **kwargs))
+        # A thread cannot be interrupted: on a timeout or cancellation the run moves on and
+        # the function finishes in the background, its result discarded.
+        call = functools.partial(self.func, **kwargs)
+        result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
         return await result if inspect.isawaitable(result) else result
 
 

@@ -1,0 +1,106 @@
+"""Options: merging layers, and values refused early with a clear ConfigError."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from aiwrapper import ConfigError, Lang, LangOptions
+from aiwrapper.options import merge_options
+
+
+def test_layers_merge_in_order_and_none_never_overrides() -> None:
+    merged = merge_options(
+        LangOptions(temperature=0.1, max_tokens=5, stream=False),
+        {"max_tokens": 50, "temperature": None},
+        temperature=0.7,
+        stream=None,
+    )
+    assert (merged.temperature, merged.max_tokens, merged.stream) == (0.7, 50, False)
+
+
+def test_false_and_zero_do_override_the_defaults() -> None:
+    merged = merge_options(LangOptions(parallel=False, auto_execute=False), temperature=0)
+    assert (merged.parallel, merged.auto_execute, merged.temperature) == (False, False, 0)
+
+
+def test_unset_fields_take_the_defaults() -> None:
+    merged = merge_options()
+    assert (merged.parallel, merged.max_iterations, merged.tool_errors) == (True, 10, "return")
+    assert (merged.stream, merged.auto_execute, merged.timeout) == (True, True, None)
+
+
+def test_options_of_the_wrong_type_are_a_type_error() -> None:
+    with pytest.raises(TypeError, match="options must be a LangOptions or a dict, not list"):
+        merge_options([("temperature", 1)])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": -1}, "timeout must be a positive number of seconds, not -1"),
+        ({"timeout": 0}, "timeout must be a positive number of seconds, not 0"),
+        ({"timeout": "5"}, "timeout must be a positive number of seconds, not '5'"),
+        ({"tool_timeout": -0.5}, "tool_timeout must be a positive number of seconds"),
+        ({"max_iterations": 0}, "max_iterations must be an int of at least 1, not 0"),
+        ({"max_iterations": 2.5}, "max_iterations must be an int of at least 1, not 2.5"),
+        ({"max_concurrency": 0}, "max_concurrency must be an int of at least 1"),
+        ({"max_tokens": -3}, "max_tokens must be an int of at least 1, not -3"),
+        ({"temperature": -0.1}, "temperature must be a number of at least 0"),
+        ({"top_p": 1.5}, "top_p must be a number from 0 to 1, not 1.5"),
+        ({"tool_errors": "ignore"}, "tool_errors must be 'return' or 'raise', not 'ignore'"),
+        ({"function_call": 5}, "function_call must be 'auto', 'none', 'required', a function"),
+        ({"function_call": ""}, "function_call must be"),
+        ({"function_call": {"nom": "f"}}, "function_call must be"),
+        ({"thinking": "max"}, "thinking='max' is not valid"),
+        ({"thinking": 1.5}, "thinking=1.5 is not valid"),
+        ({"thinking": -2}, "thinking=-2 is not valid"),
+        ({"stop": 5}, "stop must be a string or a list of strings, not 5"),
+        ({"stop": ["a", 1]}, "stop must be a string or a list of strings"),
+    ],
+)
+def test_bad_values_are_config_errors_naming_the_option(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        merge_options(options)
+    assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"thinking": True},
+        {"thinking": False},
+        {"thinking": 0},
+        {"thinking": 2048},
+        {"thinking": -1},  # Gemini's dynamic budget
+        {"thinking": "HIGH"},
+        {"thinking": "minimal"},
+        {"function_call": "required"},
+        {"function_call": "get_weather"},
+        {"function_call": {"name": "get_weather"}},
+        {"function_call": {"type": "function", "function": {"name": "get_weather"}}},
+        {"temperature": 0, "top_p": 1, "max_tokens": 1, "timeout": 0.5, "stop": ["x"]},
+    ],
+)
+def test_good_values_are_accepted(options: dict[str, Any]) -> None:
+    merged = merge_options(options)
+    for name, value in options.items():
+        assert getattr(merged, name) == value
+
+
+def test_a_bad_default_fails_when_the_lang_is_made() -> None:
+    with pytest.raises(ConfigError, match="timeout must be a positive number"):
+        Lang.scripted(["x"], options={"timeout": -1})
+    with pytest.raises(TypeError, match="did you mean 'temperature'"):
+        Lang.scripted(["x"], options={"temprature": 1})
+
+
+@pytest.mark.anyio
+async def test_a_bad_override_fails_before_any_request() -> None:
+    lang = Lang.scripted(["x"])
+    with pytest.raises(ConfigError, match="tool_timeout"):
+        await lang.ask("hi", tool_timeout=-1)
+    assert lang.requests == []
