@@ -70,6 +70,7 @@ class CallExecutor:
         self.options = options
         self.result = result
         self.notify = notify
+        self.watched = options.on_result is not None  # no callback: skip the notifications
         self.ask_approval = _approval_scope(tools, options)
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
@@ -122,7 +123,7 @@ class CallExecutor:
     ) -> None:
         if len(batch) == 1:  # nothing to run alongside: no task group needed
             i = batch[0]
-            outcomes[i] = await self._run_call(calls[i], repeats[i], anyio.CancelScope())
+            outcomes[i] = await self._run_call(calls[i], repeats[i], None)
             return
         cap = self.options.max_concurrency
         limit = anyio.CapacityLimiter(cap) if cap and cap < len(batch) else None
@@ -141,19 +142,20 @@ class CallExecutor:
             await one(last)  # the host task runs one call itself: one task fewer to spawn
 
     async def _run_call(
-        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
     ) -> ToolOutcome:
         try:
             outcome = await self._outcome(call, repeated, scope)
             self.repeat.results[self.signatures[id(call)]] = outcome.content
-            await self._callback(self.notify)
+            if self.watched:
+                await self._callback(self.notify)
         except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
             self._abort(exc.__cause__ or exc, scope)
             return ToolOutcome("", True)
         return outcome
 
     async def _outcome(
-        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
     ) -> ToolOutcome:
         try:
             return await self._execute(call, repeated)
@@ -168,11 +170,12 @@ class CallExecutor:
             call.status, call.error = "error", f"{type(exc).__name__}: {exc}"
             return ToolOutcome(call.error, True, type(exc).__name__)
 
-    def _abort(self, exc: BaseException, scope: anyio.CancelScope) -> None:
+    def _abort(self, exc: BaseException, scope: anyio.CancelScope | None) -> None:
         """End the turn with ``exc``: the first one wins, the other calls are cancelled."""
         if self.raised is None:
             self.raised = exc
-        scope.cancel()
+        if scope is not None:  # None: a call running alone, with nothing beside it to cancel
+            scope.cancel()
 
     @staticmethod
     async def _callback(function: Any, *args: Any) -> Any:
@@ -197,7 +200,8 @@ class CallExecutor:
             call.arguments = validated
         await self._check_approval(tool, call)
         call.status = "running"
-        await self._callback(self.notify)
+        if self.watched:
+            await self._callback(self.notify)
         value = await self._call_with_timeout(tool, call, validated)
         call.result, call.status = value, "done"
         return ToolOutcome(serialize_result(value))

@@ -84,6 +84,8 @@ class Tool:
         self._context_param = context_param
         self._binding: str | None = None
         self._cache: dict[str, bytes | Schema] = {}
+        # Asked once: a bound method of an async function stays async, so __get__ keeps it.
+        self._is_async = func is not None and is_async_callable(func)
         if func is not None:  # not updated=__dict__: the function's attributes are not ours
             functools.update_wrapper(self, func, updated=())
         if strict is True:
@@ -214,7 +216,7 @@ class Tool:
         kwargs = dict(kwargs)
         if self._context_param is not None:
             kwargs[self._context_param] = context if context is not None else Context(deps=None)
-        if is_async_callable(self.func):
+        if self._is_async:
             return await self.func(**kwargs)
         # A thread cannot be interrupted: on a timeout or cancellation the run moves on and
         # the function finishes in the background, its result discarded.
