@@ -11,6 +11,7 @@ loop at once; ``close`` cancels what is still running before it stops the loop.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
 import weakref
 from collections.abc import Coroutine
@@ -31,6 +32,7 @@ class _Job:
     """A coroutine submitted to the loop, with signals of its start and end."""
 
     future: concurrent.futures.Future[Any] | None = None
+    task: asyncio.Task[Any] | None = None
     started: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
 
@@ -38,10 +40,16 @@ class _Job:
         """Cancel the run and wait (a grace period) for its tools and requests to unwind.
 
         ``Future.cancel`` returns at once; only the coroutine itself knows when its
-        cleanup is done, so it signals ``finished`` on the way out.
+        cleanup is done, so it signals ``finished`` on the way out. The task is cancelled
+        directly too: Ctrl-C can arrive after the run started but before ``future`` was
+        stored.
         """
         if self.future is not None:
             self.future.cancel()
+        task = self.task
+        if task is not None and not task.done():
+            with contextlib.suppress(RuntimeError):  # the loop closed: nothing left to cancel
+                task.get_loop().call_soon_threadsafe(task.cancel)
         if self.started.is_set():
             self.finished.wait(_CANCEL_GRACE)
 
@@ -61,11 +69,13 @@ class LoopThread:
             coro.close()
             raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
         job = _Job()
-        with self._lock:  # a concurrent close() either sees this job or runs before it
-            loop = self._ensure_loop()
-            job.future = _submit(_tracked(coro, job), loop)
-            self._jobs.add(job)
         try:
+            # Ctrl-C may land anywhere from here on, even before ``result()`` is reached
+            # (the run can start and be interrupted first): the same handler covers it all.
+            with self._lock:  # a concurrent close() either sees this job or runs before it
+                loop = self._ensure_loop()
+                job.future = _submit(_tracked(coro, job), loop)
+                self._jobs.add(job)
             return job.future.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
             job.cancel_and_wait()
@@ -119,6 +129,9 @@ def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
 
 
 async def _tracked(coro: Coroutine[Any, Any, T], job: _Job) -> T:
+    import asyncio
+
+    job.task = asyncio.current_task()
     job.started.set()
     try:
         return await coro

@@ -3,10 +3,39 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangMessages, LangOptions, tool
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[Callable[[threading.Event], None]]:
+    """Press Ctrl-C (SIGINT to this process) once an event is set.
+
+    A process started in the background can inherit SIGINT as ignored, and Python then keeps
+    it ignored; Python's own handler is installed for the test so the signal is seen either
+    way, and the previous disposition restored after.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    pressers: list[threading.Thread] = []
+
+    def press_when(started: threading.Event) -> None:
+        def press() -> None:
+            if started.wait(10):
+                os.kill(os.getpid(), signal.SIGINT)
+
+        pressers.append(threading.Thread(target=press))
+        pressers[-1].start()
+
+    yield press_when
+    for presser in pressers:
+        presser.join()
+    signal.signal(signal.SIGINT, previous)
 
 
 @tool
@@ -172,11 +201,9 @@ async def test_offline_model_without_tools_echoes() -> None:
     assert result.answer == "(offline model, no API key set) You said: ping"
 
 
-def test_ctrl_c_in_ask_sync_cancels_the_running_tool() -> None:
-    import os
-    import signal
-    import threading
-
+def test_ctrl_c_in_ask_sync_cancels_the_running_tool(
+    ctrl_c: Callable[[threading.Event], None],
+) -> None:
     import anyio
 
     started = threading.Event()
@@ -187,22 +214,16 @@ def test_ctrl_c_in_ask_sync_cancels_the_running_tool() -> None:
         """Waits."""
         started.set()
         try:
-            await anyio.sleep(60)
+            await anyio.sleep(20)
         except anyio.get_cancelled_exc_class():
             cancelled.set()
             raise
         return "never"
 
-    def press_ctrl_c() -> None:
-        started.wait(10)
-        os.kill(os.getpid(), signal.SIGINT)
-
-    presser = threading.Thread(target=press_ctrl_c)
-    presser.start()
+    ctrl_c(started)
     lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
     with pytest.raises(KeyboardInterrupt):
         lang.ask_sync("go", functions=[wait_forever])
-    presser.join()
     assert cancelled.wait(5)
     lang.close()
 
@@ -241,11 +262,9 @@ def test_presets_are_case_insensitive_and_ollama_follows_ollama_host(
     assert lang.model.provider.url == "http://gpu-box:9999/v1/chat/completions"  # type: ignore[attr-defined]
 
 
-def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound() -> None:
-    import os
-    import signal
-    import threading
-
+def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound(
+    ctrl_c: Callable[[threading.Event], None],
+) -> None:
     import anyio
 
     started = threading.Event()
@@ -256,20 +275,18 @@ def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound() -> None:
         """Waits."""
         started.set()
         try:
-            await anyio.sleep(60)
+            await anyio.sleep(20)
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.sleep(0.2)  # slow cleanup, e.g. closing a connection
             unwound.set()
         return "never"
 
-    presser = threading.Thread(target=lambda: (started.wait(10), os.kill(os.getpid(), 2)))
-    presser.start()
+    ctrl_c(started)
     lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
     with pytest.raises(KeyboardInterrupt):
         lang.ask_sync("go", functions=[wait_forever])
     assert unwound.is_set()
-    presser.join()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     lang.close()
 
@@ -281,11 +298,13 @@ def test_ask_sync_from_many_threads_at_once_shares_one_loop() -> None:
 
     inside = 0
     peak = 0
+    loops: set[int] = set()  # the threads the tools ran on
 
     @tool
     async def hold(n: int) -> int:
         """Hold."""
         nonlocal inside, peak
+        loops.add(threading.get_ident())
         inside += 1
         peak = max(peak, inside)
         await anyio.sleep(0.05)
@@ -311,9 +330,11 @@ def test_ask_sync_from_many_threads_at_once_shares_one_loop() -> None:
         thread.join(10)
     assert answers == {n: f"got {n}" for n in range(8)}
     assert peak > 1  # the runs overlapped on the one background loop
-    assert [t.name for t in threading.enumerate()].count("aiwrapper-sync") == 1
+    thread = lang._sync._thread
+    assert thread is not None
+    assert loops == {thread.ident}  # every run on the one background loop
     lang.close()
-    assert "aiwrapper-sync" not in [t.name for t in threading.enumerate()]
+    assert not thread.is_alive()
 
 
 def test_close_cancels_a_run_blocked_in_another_thread() -> None:
