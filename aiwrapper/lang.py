@@ -8,6 +8,7 @@ imported only when a factory needs them, so ``import aiwrapper`` stays light.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from .messages import LangMessage, LangMessages
 from .options import OptionsLike, merge_options
 from .result import LangResult
 from .syncrun import LoopThread
-from .tools import to_tools
+from .tools import Tool, to_tool, to_tools
 
 if TYPE_CHECKING:
     from .providers.base import Model
@@ -43,6 +44,8 @@ class Lang(Factories):
         self.model: Model = model
         self.options: OptionsLike = options
         self._sync = LoopThread()
+        # Plain functions passed in ``functions`` are wrapped once, not on every call.
+        self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
 
     @property
     def provider(self) -> str:
@@ -88,9 +91,21 @@ class Lang(Factories):
         overrides: Mapping[str, Any],
     ) -> LangResult:
         merged = merge_options(self.options, options, **overrides)
-        tools = to_tools(merged.functions or ())
+        tools = to_tools([self._wrap(f) for f in merged.functions or ()])
         result = LangResult(prompt=prompt, messages=messages)
         return await Run(self.model, merged, tools, result).run()
+
+    def _wrap(self, function: Any) -> Any:
+        """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""
+        if isinstance(function, Tool) or not callable(function):
+            return function
+        try:
+            tool = self._wrapped.get(function)
+            if tool is None:
+                tool = self._wrapped[function] = to_tool(function)
+        except TypeError:  # not weakly referable (a slotted callable): wrap it every time
+            return function
+        return tool
 
     async def aclose(self) -> None:
         """Close connections (those of the sync facade's loop too).

@@ -426,3 +426,18 @@ def test_a_sync_call_inside_a_callback_is_refused() -> None:
     assert errors
     assert errors[0] == "a *_sync method was called from inside an aiwrapper callback"
     lang.close()
+
+
+def test_a_plain_function_is_wrapped_once_per_lang() -> None:
+    def triple(n: int) -> int:
+        """Triple a number."""
+        return n * 3
+
+    turns = [{"function_calls": [{"name": "triple", "arguments": {"n": 2}}]}, "6"] * 2
+    lang = Lang.scripted(turns)
+    first = lang.ask_sync("a", functions=[triple])
+    second = lang.ask_sync("b", functions=[triple])
+    assert (first.function_calls[0].result, second.function_calls[0].result) == (6, 6)
+    assert list(lang._wrapped.keys()) == [triple]
+    assert lang.requests[0].tools == lang.requests[2].tools
+    lang.close()
