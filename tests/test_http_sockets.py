@@ -8,6 +8,7 @@ environment), except in the test that pins that decision.
 from __future__ import annotations
 
 import email.utils
+import gc
 import json
 import random
 import socket
@@ -20,6 +21,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 
 from aiwrapper import errors
@@ -455,3 +457,99 @@ async def test_a_header_value_with_a_line_break_is_a_config_error() -> None:
             with pytest.raises(errors.ConfigError):
                 await transport.request_json(bad, on_error)
     assert server.heads == []
+
+
+# --- moved from test_http: keep-alive reuse, broken bodies, timeouts, early exit ------------
+
+
+async def read_all(transport: HttpTransport, request: HttpCall) -> list[bytes]:
+    async with transport.stream(request, on_error) as chunks:
+        return [chunk async for chunk in chunks]
+
+
+async def test_sequential_streams_reuse_one_connection() -> None:
+    with serving(serve_forever(SSE_HEAD + chunked(b"data: 1\n\n", b"data: [DONE]\n\n"))) as server:
+        async with HttpTransport(timeout=5) as transport:
+            for _ in range(3):
+                body = await read_all(transport, call(server.url, stream=True))
+                assert b"".join(body) == b"data: 1\n\ndata: [DONE]\n\n"
+        assert server.accepted == 1
+
+
+def close_mid_body(server: SocketServer, conn: socket.socket) -> None:
+    server.read_request(conn)
+    conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")  # one chunk, then the peer vanishes
+
+
+async def test_peer_closing_mid_body_is_a_stream_error() -> None:
+    with serving(close_mid_body) as server:
+        async with HttpTransport(timeout=5) as transport:
+            received: list[bytes] = []
+
+            async def consume() -> None:
+                async with transport.stream(call(server.url, stream=True), on_error) as it:
+                    async for chunk in it:
+                        received.append(chunk)
+
+            with pytest.raises(errors.StreamError) as info:
+                await consume()
+    assert b"".join(received) == b"data: 1\n\n"
+    assert isinstance(info.value.__cause__, httpx.HTTPError)
+
+
+def never_answer(server: SocketServer, conn: socket.socket) -> None:
+    server.read_request(conn)
+    server.stop.wait(10)
+
+
+async def test_slow_server_is_a_request_timeout() -> None:
+    with serving(never_answer) as server:
+        async with HttpTransport(timeout=0.2, max_retries=2) as transport:
+            with pytest.raises(errors.RequestTimeoutError):
+                await transport.request_json(call(server.url), on_error)
+        assert server.accepted == 1  # a read timeout is not retried
+
+
+def stall_mid_body(server: SocketServer, conn: socket.socket) -> None:
+    server.read_request(conn)
+    conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")
+    server.stop.wait(10)
+
+
+async def test_server_stalling_mid_stream_is_a_request_timeout() -> None:
+    with serving(stall_mid_body) as server:
+        async with HttpTransport(timeout=0.2) as transport:
+            with pytest.raises(errors.RequestTimeoutError):
+                await read_all(transport, call(server.url, stream=True))
+
+
+async def test_refused_connection_is_retried_then_a_connection_error() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    transport = HttpTransport(timeout=2, max_retries=1, retry_base_delay=0)
+    with pytest.raises(errors.ConnectionError) as info:
+        await transport.request_json(call(f"http://127.0.0.1:{port}/v1"), on_error)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    await transport.aclose()
+
+
+def stream_then_stall(server: SocketServer, conn: socket.socket) -> None:
+    while (request := server.read_request(conn)) is not None:
+        conn.sendall(SSE_HEAD + b"9\r\ndata: 1\n\n\r\n")
+        if b"stall" in request:
+            server.stop.wait(10)
+            return
+        conn.sendall(b"0\r\n\r\n")
+
+
+async def test_leaving_a_real_stream_early_drops_its_connection_cleanly() -> None:
+    with serving(stream_then_stall) as server:
+        async with HttpTransport(timeout=5) as transport:
+            request = call(server.url, stream=True, body={"x": "stall"})
+            async with transport.stream(request, on_error) as chunks:
+                async for chunk in chunks:
+                    assert chunk == b"data: 1\n\n"
+                    break
+            gc.collect()  # a generator left unfinished would now warn (an error under pytest)
+            assert await read_all(transport, call(server.url, stream=True)) == [b"data: 1\n\n"]
+        assert server.accepted == 2  # the abandoned connection was not put back in the pool
