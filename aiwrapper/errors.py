@@ -51,7 +51,14 @@ __all__ = [
 
 
 class AIWrapperError(Exception):
-    """Raised for every failure of the SDK; the root of the tree."""
+    """Raised for every failure of the SDK; the root of the tree.
+
+    An error raised by a run after its first request (a provider error, a broken stream,
+    a limit) carries ``result``: the run's partial ``LangResult``, whose ``messages`` can be
+    passed to ``chat`` as is. Errors raised before any request leave it ``None``.
+    """
+
+    result: LangResult | None = None
 
 
 class ConfigError(AIWrapperError):
@@ -144,6 +151,8 @@ class StreamError(AIWrapperError):
 
 
 class _RunError(AIWrapperError):
+    result: LangResult
+
     def __init__(self, message: str, result: LangResult) -> None:
         super().__init__(message)
         self.result = result

@@ -76,6 +76,7 @@ class CallExecutor:
         self.raised: BaseException | None = None
         self.truncated = False
         self.signatures: dict[int, tuple[str, str]] = {}
+        self.outcomes: dict[int, ToolOutcome] = {}  # id(call) -> outcome, for this turn
 
     async def run_turn(
         self, calls: Sequence[FunctionCall], *, truncated: bool = False
@@ -87,6 +88,7 @@ class CallExecutor:
         """
         self.truncated = truncated
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
+        self.outcomes = {}
         self.signatures = {id(c): _signature(c) for c in calls}  # computed once per call
         repeats = [self._is_repeat(self.signatures[id(c)]) for c in calls]
         for batch in self._batches(calls):
@@ -94,10 +96,24 @@ class CallExecutor:
             if self.raised is not None:
                 raise self.raised
         return [
-            LangMessage.tool_result(c, o.content, is_error=o.is_error, error_type=o.error_type)
-            for c, o in zip(calls, outcomes, strict=True)
-            if o is not None
+            _result_message(c, o) for c, o in zip(calls, outcomes, strict=True) if o is not None
         ]
+
+    def settle(self, calls: Sequence[FunctionCall], reason: str) -> list[LangMessage]:
+        """Results for calls a failure left unanswered, so the conversation can go on.
+
+        A call that finished keeps its own result; any other is marked ``error`` and answered
+        with an error result saying it was interrupted or never run, and why (``reason``).
+        """
+        messages = []
+        for call in calls:
+            outcome = self.outcomes.get(id(call))
+            if outcome is None:
+                verb = "was interrupted" if call.status == "running" else "was not run"
+                call.status, call.error = "error", f"This call {verb}: {reason}."
+                outcome = ToolOutcome(call.error, True, "Interrupted")
+            messages.append(_result_message(call, outcome))
+        return messages
 
     def _batches(self, calls: Sequence[FunctionCall]) -> list[list[int]]:
         """Indexes of calls to run together; a sequential tool always runs alone, in place."""
@@ -146,6 +162,7 @@ class CallExecutor:
     ) -> ToolOutcome:
         try:
             outcome = await self._outcome(call, repeated, scope)
+            self.outcomes[id(call)] = outcome
             self.repeat.results[self.signatures[id(call)]] = outcome.content
             if self.watched:
                 await self._callback(self.notify)
@@ -265,6 +282,12 @@ class CallExecutor:
             f"{self.repeat.count - 1} times in a row and have its result; do not call it "
             f"again, use the result you have.{tail}"
         )
+
+
+def _result_message(call: FunctionCall, outcome: ToolOutcome) -> LangMessage:
+    return LangMessage.tool_result(
+        call, outcome.content, is_error=outcome.is_error, error_type=outcome.error_type
+    )
 
 
 def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import replace
 
 import anyio
 
 from .assembler import Assembler
-from .errors import ConfigError, MaxIterationsError, RunTimeoutError
+from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutError
 from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .options import LangOptions
 from .providers.base import Model, ProviderRequest, tool_choice
-from .result import LangResult
+from .result import FunctionCall, LangResult
 from .tools import Tool
 
 __all__ = ["Run"]
@@ -44,10 +45,22 @@ class Run:
         self.result = result
         self.executor = CallExecutor(tools, options, result, self._notify)
         self._published = 0  # calls of the current turn already on result.function_calls
+        self._turn: Assembler | None = None  # the turn being received, until it is appended
         _add_system_prompt(result.messages, options.system_prompt)
 
     async def run(self) -> LangResult:
-        """Run rounds until a final answer; raise on limits with the partial result."""
+        """Run rounds until a final answer; raise on limits with the partial result.
+
+        Whatever ends the run early (an error, a limit, cancellation) leaves the result
+        continuable, and an ``AIWrapperError`` carries it as ``.result``.
+        """
+        try:
+            return await self._run_within_timeout()
+        except BaseException as exc:
+            self._settle(exc)
+            raise
+
+    async def _run_within_timeout(self) -> LangResult:
         if self.options.timeout is None:
             await self._rounds()
             return self.result
@@ -85,6 +98,7 @@ class Run:
         result = self.result
         result.answer, result.thinking = "", ""
         assembler = Assembler(self.model.name, live=options.on_result is not None)
+        self._turn = assembler
         self._published = 0
         request = ProviderRequest(
             model=options.model or self.model.model,
@@ -108,10 +122,33 @@ class Run:
         message = assembler.finish()
         self._publish(assembler)
         result.messages.append(message)
+        self._turn = None
         result.iterations += 1
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
         return assembler
+
+    def _settle(self, exc: BaseException) -> None:
+        """Make ``result.messages`` continuable after ``exc`` ended the run, and attach it.
+
+        The turn being received is kept as far as it came (its calls are in
+        ``function_calls`` already); every call left without a result gets one.
+        """
+        turn, self._turn = self._turn, None
+        messages = self.result.messages
+        if turn is not None:
+            message = turn.finish()
+            self._publish(turn)
+            if message.parts:
+                messages.append(message)
+        messages.extend(self.executor.settle(_unanswered(messages), _ended_by(exc)))
+        if isinstance(exc, AIWrapperError):
+            if exc.result is None:
+                exc.result = self.result
+        elif not hasattr(exc, "result"):
+            # Cancellation, or a tool's own exception re-raised by tool_errors="raise".
+            with suppress(AttributeError, TypeError):
+                exc.result = self.result  # type: ignore[attr-defined]
 
     def _publish(self, assembler: Assembler) -> None:
         """Show the turn so far on the result: its text, thinking and any new calls."""
@@ -168,13 +205,26 @@ def _check_choice(tools: Sequence[Tool], options: LangOptions) -> None:
         )
 
 
-def _check_answered(messages: LangMessages) -> None:
-    """Every call of the last assistant turn needs its result before the model is asked again."""
+def _unanswered(messages: LangMessages) -> list[FunctionCall]:
+    """The calls of the last assistant turn that have no result yet."""
     last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
     if last < 0:
-        return
+        return []
     answered = {m.tool_call_id for m in messages[last + 1 :] if m.role == "tool"}
-    missing = [c.id for c in messages[last].tool_calls if c.id not in answered]
+    return [c for c in messages[last].tool_calls if c.id not in answered]
+
+
+def _ended_by(exc: BaseException) -> str:
+    """Why a run ended early, for the error results of the calls it left unanswered."""
+    if isinstance(exc, anyio.get_cancelled_exc_class()):
+        return "the run was cancelled"
+    detail = str(exc)
+    return f"the run ended with {type(exc).__name__}" + (f" ({detail})" if detail else "")
+
+
+def _check_answered(messages: LangMessages) -> None:
+    """Every call of the last assistant turn needs its result before the model is asked again."""
+    missing = [c.id for c in _unanswered(messages)]
     if missing:
         raise ConfigError(
             f"the last assistant turn made calls {missing} that have no result; add them with "
