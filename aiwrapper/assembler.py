@@ -113,7 +113,7 @@ class Assembler:
 
     def _opaque(self, event: OpaquePartEvent) -> None:
         self._close_text()
-        self.message.parts.append(OpaquePart(event.state, event.kind))
+        self.message.parts.append(OpaquePart(event.state, event.kind, event.problem))
 
     def _end(self, event: ToolCallEnd) -> None:
         self._end_call(event.index, event.arguments)

@@ -69,10 +69,13 @@ class OpaquePartEvent:
 
     ``kind`` says how it should be treated: ``"thinking"`` parts are reasoning (dropped when
     the conversation moves to another provider), ``"raw"`` parts are anything else.
+    ``problem`` says why the part could not be read whole; the decoder reports it here
+    instead of raising, so the rest of the turn still comes out.
     """
 
     state: ProviderState
     kind: Literal["thinking", "raw"] = "raw"
+    problem: str | None = None
 
 
 @dataclass(slots=True)

@@ -67,10 +67,21 @@ class ToolCallPart:
 
 @dataclass(slots=True)
 class OpaquePart:
-    """A block the SDK keeps without reading (redacted thinking, server-tool blocks)."""
+    """A block the SDK keeps without reading (redacted thinking, server-tool blocks).
+
+    It is replayed verbatim to the provider that sent it and dropped toward any other.
+
+    Attributes:
+        state: The block itself, as the provider sent it.
+        kind: ``"thinking"`` for reasoning (left out when thinking is off), else ``"raw"``.
+        problem: ``None`` when the block was read whole. Otherwise why it could not be (its
+            streamed input was not JSON, say): the block is then kept, and replayed, as far
+            as it was read, and the rest of the turn is unaffected.
+    """
 
     state: ProviderState
     kind: Literal["thinking", "raw"] = "raw"
+    problem: str | None = None
 
 
 Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart]

@@ -2,9 +2,9 @@
 
 The decoder keys blocks by ``index``, turns text, thinking and ``input_json_delta`` fragments
 into neutral events, assigns signatures to the part they belong to, keeps blocks it does not
-interpret (redacted thinking, server-tool blocks) whole as opaque parts, reads cumulative usage
-from ``message_delta`` and raises the mapped error class for an ``error`` event inside a 200
-stream. ``anthropic.py`` owns the request side and HTTP error bodies.
+interpret whole as opaque parts (rebuilt, never raising, by ``anthropic_blocks``), reads
+cumulative usage from ``message_delta`` and raises the mapped error class for an ``error`` event
+inside a 200 stream. ``anthropic.py`` owns the request side and HTTP error bodies.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..events import (
     UsageEvent,
 )
 from ..messages import ProviderState
+from .anthropic_blocks import Block, finish_opaque, fold_opaque
 
 __all__ = ["NAME", "AnthropicStreamDecoder"]
 
@@ -68,26 +69,14 @@ def _state(data: dict[str, Any]) -> ProviderState:
     return ProviderState(provider=NAME, data=data)
 
 
-class _Block:
-    """What the decoder remembers about one open content block."""
-
-    __slots__ = ("citations", "fragments", "kind", "opened", "raw")
-
-    def __init__(self, kind: str, raw: dict[str, Any]) -> None:
-        self.kind = kind  # "text", "thinking", "tool_use" or "opaque"
-        self.raw = raw  # the block as content_block_start gave it
-        self.opened = False  # a text part was started for it
-        self.fragments: list[str] = []  # input_json_delta pieces
-        self.citations: list[Any] = list(raw.get("citations") or [])
-
-
 class AnthropicStreamDecoder:
     """Turns the SSE events of one Messages stream into neutral events.
 
     Blocks are keyed by their ``index``. Each text and thinking block starts a new part, so
     consecutive blocks never run together. Blocks the SDK does not read (``redacted_thinking``,
     ``server_tool_use``, ``*_tool_result``, unknown types) are collected, including their
-    streamed ``input``, and emitted whole as an ``OpaquePartEvent`` when they stop.
+    streamed ``input``, and emitted whole as an ``OpaquePartEvent`` when they stop; what
+    cannot be read in them is the event's ``problem``, never an exception.
     """
 
     def __init__(self) -> None:
@@ -100,7 +89,7 @@ class AnthropicStreamDecoder:
             "message_stop": self._message_stop,
             "error": self._error,
         }
-        self._blocks: dict[int, _Block] = {}
+        self._blocks: dict[int, Block] = {}
         self._usage: dict[str, Any] = {}
         self._stop_reason: str | None = None
         self._saw_calls = False
@@ -171,8 +160,9 @@ class AnthropicStreamDecoder:
 
     def _block_start(self, payload: dict[str, Any]) -> list[Event]:
         index, raw = int(payload["index"]), dict(payload["content_block"])
-        kind = raw["type"] if raw["type"] in ("text", "thinking", "tool_use") else "opaque"
-        block = self._blocks[index] = _Block(kind, raw)
+        kind = raw.get("type")
+        kind = kind if kind in ("text", "thinking", "tool_use") else "opaque"
+        block = self._blocks[index] = Block(kind, raw)
         if kind == "text" and raw.get("text"):
             block.opened = True
             return [TextDelta(raw["text"], new_part=True)]
@@ -196,12 +186,13 @@ class AnthropicStreamDecoder:
 
     def _block_delta(self, payload: dict[str, Any]) -> list[Event]:
         index, delta = int(payload["index"]), payload["delta"]
-        block, kind = self._blocks[index], delta["type"]
+        block = self._blocks[index]
+        if block.kind == "opaque":  # first: a block kept whole takes deltas of any shape
+            fold_opaque(block, delta)
+            return []
+        kind = delta["type"]
         if kind == "text_delta" and block.opened:  # the common event: more of an open part
             return [TextDelta(delta["text"])]
-        if block.kind == "opaque":
-            _accumulate(block, delta)
-            return []
         if kind == "text_delta":
             block.opened = True
             return [TextDelta(delta["text"], new_part=True)]
@@ -229,12 +220,12 @@ class AnthropicStreamDecoder:
             events: list[Event] = [] if block.opened else [TextDelta("", new_part=True)]
             return [*events, PartStateEvent(_state({"citations": block.citations}))]
         if block.kind == "opaque":
-            if block.fragments:
-                block.raw["input"] = json.loads("".join(block.fragments))
+            finish_opaque(block)
             kind: Literal["thinking", "raw"] = (
-                "thinking" if block.raw["type"] == "redacted_thinking" else "raw"
+                "thinking" if block.raw.get("type") == "redacted_thinking" else "raw"
             )
-            return [OpaquePartEvent(_state({"block": block.raw}), kind=kind)]
+            state = _state({"block": block.raw})
+            return [OpaquePartEvent(state, kind=kind, problem=block.problem)]
         return []
 
     def _message_delta(self, payload: dict[str, Any]) -> list[Event]:
@@ -285,18 +276,3 @@ class AnthropicStreamDecoder:
             reasoning_tokens=details.get("thinking_tokens"),
             raw=dict(usage),
         )
-
-
-def _accumulate(block: _Block, delta: dict[str, Any]) -> None:
-    """Fold a delta into a block kept whole (a server_tool_use streams its input, say)."""
-    kind, raw = delta["type"], block.raw
-    if kind == "input_json_delta":
-        block.fragments.append(delta["partial_json"])
-    elif kind == "text_delta":
-        raw["text"] = raw.get("text", "") + delta["text"]
-    elif kind == "thinking_delta":
-        raw["thinking"] = raw.get("thinking", "") + delta["thinking"]
-    elif kind == "signature_delta":
-        raw["signature"] = delta["signature"]
-    elif kind == "citations_delta":
-        raw["citations"] = [*raw.get("citations", []), delta["citation"]]
