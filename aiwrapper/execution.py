@@ -79,6 +79,13 @@ class CallExecutor:
         self.truncated = False
         self.signatures: dict[int, tuple[str, str]] = {}
         self.outcomes: dict[int, ToolOutcome] = {}  # id(call) -> outcome, for this turn
+        self.counted = 0  # calls of the run counted against max_tool_calls
+
+    @property
+    def calls_exhausted(self) -> bool:
+        """Whether ``max_tool_calls`` is reached: no further call of this run may run."""
+        cap = self.options.max_tool_calls
+        return cap is not None and self.counted >= cap
 
     async def run_turn(
         self, calls: Sequence[FunctionCall], *, truncated: bool = False
@@ -93,7 +100,12 @@ class CallExecutor:
         self.outcomes = {}
         self.signatures = {id(c): _signature(c) for c in calls}  # computed once per call
         repeats = [self._is_repeat(self.signatures[id(c)]) for c in calls]
-        for batch in self._batches(calls):
+        for i, call in enumerate(calls):  # in call order, so the cap keeps the first calls
+            if self.calls_exhausted:
+                outcomes[i] = self.outcomes[id(call)] = self._over_limit(call)
+            else:
+                self.counted += 1
+        for batch in self._batches(calls, outcomes):
             await self._run_batch(batch, calls, repeats, outcomes)
             if self.raised is not None:
                 raise self.raised
@@ -117,14 +129,28 @@ class CallExecutor:
             messages.append(_result_message(call, outcome))
         return messages
 
-    def _batches(self, calls: Sequence[FunctionCall]) -> list[list[int]]:
-        """Indexes of calls to run together; a sequential tool always runs alone, in place."""
+    def _over_limit(self, call: FunctionCall) -> ToolOutcome:
+        message = (
+            f"Call to {call.name!r} was not run: the limit of {self.options.max_tool_calls} "
+            "tool calls for this run was reached. Answer with the results you have."
+        )
+        call.status, call.error = "skipped", message
+        return ToolOutcome(message, True, "ToolCallLimit")
+
+    def _batches(
+        self, calls: Sequence[FunctionCall], outcomes: list[ToolOutcome | None]
+    ) -> list[list[int]]:
+        """Indexes of calls to run together; a sequential tool always runs alone, in place.
+
+        Calls that already have an outcome (over ``max_tool_calls``) are left out.
+        """
+        runnable = [i for i in range(len(calls)) if outcomes[i] is None]
         if not self.options.parallel:
-            return [[i] for i in range(len(calls))]
+            return [[i] for i in runnable]
         batches: list[list[int]] = []
         current: list[int] = []
-        for i, call in enumerate(calls):
-            tool = self.tools.get(call.name)
+        for i in runnable:
+            tool = self.tools.get(calls[i].name)
             if tool is not None and tool.sequential:
                 batches += [current, [i]] if current else [[i]]
                 current = []

@@ -39,6 +39,7 @@ class Run:
     ) -> None:
         _check_config(tools, options)
         _check_answered(result.messages)
+        _check_orphans(result.messages)
         self.model = model
         self.options = options
         self.tools = tools
@@ -92,7 +93,9 @@ class Run:
             self.result.messages.extend(results)
             await self._notify()
             # A forced choice applies to one round; keeping it would force calls forever.
-            options = replace(options, function_call=None)
+            # Once max_tool_calls is reached, "none" makes the model answer instead.
+            exhausted = self.executor.calls_exhausted
+            options = replace(options, function_call="none" if exhausted else None)
 
     async def _request(self, options: LangOptions) -> Assembler:
         result = self.result
@@ -230,6 +233,19 @@ def _check_answered(messages: LangMessages) -> None:
             f"the last assistant turn made calls {missing} that have no result; add them with "
             "messages.add_tool_result(call, value) before chat()"
         )
+
+
+def _check_orphans(messages: LangMessages) -> None:
+    """Every tool result must answer a call made earlier: OpenAI and Anthropic refuse others."""
+    made: set[str] = set()
+    for message in messages:
+        if message.role == "assistant":
+            made.update(call.id for call in message.tool_calls)
+        elif message.role == "tool" and message.tool_call_id not in made:
+            raise ConfigError(
+                f"the tool result for call {message.tool_call_id!r} answers no call made "
+                "earlier in the conversation; remove it or add the assistant turn that made it"
+            )
 
 
 def _add_system_prompt(messages: LangMessages, system_prompt: str | None) -> None:

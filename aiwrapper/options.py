@@ -40,6 +40,8 @@ class LangOptions:
         max_concurrency: Cap on calls running at once (default unlimited).
         parallel_tool_calls: Hint to the provider whether it may make several calls per turn.
         max_iterations: Model requests per run (default 10).
+        max_tool_calls: Tool calls executed per run (default unlimited); calls past the cap
+            get an error result and the model is then asked to answer without tools.
         timeout: Seconds for the whole run.
         tool_timeout: Seconds for each call (a tool's own ``timeout`` wins).
         approve: Decides whether a call may run: True, False, or a reason string to deny.
@@ -54,7 +56,9 @@ class LangOptions:
         auto_execute: Execute calls and continue (default True); False returns them unexecuted.
         model: Per-call model override.
         deps: Any object handed to tools through ``Context.deps``.
-        extra_body: Keys merged into the request body.
+        native_tools: Provider-native tools (web search, code execution...) in the
+            provider's own shape, sent beside the declared functions.
+        extra_body: Keys added to the request body (never replacing a key the SDK sets).
         extra_headers: Headers added to the request.
     """
 
@@ -66,6 +70,7 @@ class LangOptions:
     max_concurrency: int | None = None
     parallel_tool_calls: bool | None = None
     max_iterations: int | None = None
+    max_tool_calls: int | None = None
     timeout: float | None = None
     tool_timeout: float | None = None
     approve: ApproveCallback | None = None
@@ -80,6 +85,7 @@ class LangOptions:
     auto_execute: bool | None = None
     model: str | None = None
     deps: Any = None
+    native_tools: Sequence[Mapping[str, Any]] | None = None
     extra_body: Mapping[str, Any] | None = None
     extra_headers: Mapping[str, str] | None = None
 
@@ -141,7 +147,7 @@ def _validated(options: LangOptions) -> LangOptions:
 def _problem(o: LangOptions) -> str | None:
     if o.tool_errors not in ("return", "raise"):
         return f"tool_errors must be 'return' or 'raise', not {o.tool_errors!r}"
-    for name in ("max_iterations", "max_concurrency", "max_tokens"):
+    for name in ("max_iterations", "max_tool_calls", "max_concurrency", "max_tokens"):
         value = getattr(o, name)
         if value is not None and (not _is_int(value) or value < 1):
             return f"{name} must be an int of at least 1, not {value!r}"
@@ -153,7 +159,12 @@ def _problem(o: LangOptions) -> str | None:
         return f"temperature must be a number of at least 0, not {o.temperature!r}"
     if o.top_p is not None and (not _is_number(o.top_p) or not 0 <= o.top_p <= 1):
         return f"top_p must be a number from 0 to 1, not {o.top_p!r}"
-    return _choice_problem(o.function_call) or _thinking_problem(o.thinking) or _stop_problem(o)
+    return (
+        _choice_problem(o.function_call)
+        or _thinking_problem(o.thinking)
+        or _stop_problem(o)
+        or _native_tools_problem(o.native_tools)
+    )
 
 
 def _is_int(value: object) -> bool:
@@ -204,3 +215,12 @@ def _stop_problem(o: LangOptions) -> str | None:
     if isinstance(stop, Sequence) and all(isinstance(s, str) for s in stop):
         return None
     return f"stop must be a string or a list of strings, not {stop!r}"
+
+
+def _native_tools_problem(native: object) -> str | None:
+    if native is None:
+        return None
+    listed = isinstance(native, Sequence) and not isinstance(native, str)
+    if listed and all(isinstance(entry, Mapping) for entry in native):  # type: ignore[attr-defined]
+        return None
+    return f"native_tools must be a list of dicts in the provider's own shape, not {native!r}"

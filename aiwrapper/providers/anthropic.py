@@ -56,6 +56,7 @@ from .base import (
     ProviderRequest,
     error_class_for_status,
     make_error,
+    merge_extra_body,
     parse_json_body,
 )
 
@@ -123,15 +124,16 @@ class AnthropicProvider:
         }
         if system:
             body["system"] = system
-        if request.tools:
+        if request.tools or options.native_tools:  # server tools go beside the functions
             body["tools"] = [tool.schema_for("anthropic") for tool in request.tools]
+            body["tools"] += options.native_tools or ()
         if choice is not None:
             body["tool_choice"] = choice
         body.update(encode_sampling(options, family, request.model, thinking_on=thinking_on))
         body.update(thinking)
         if request.stream:
             body["stream"] = True
-        body.update(options.extra_body or {})
+        merge_extra_body(body, options.extra_body)
         return HttpCall(
             self.base_url + "/v1/messages", self._headers(options), body, request.stream
         )

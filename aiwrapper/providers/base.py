@@ -36,6 +36,7 @@ __all__ = [
     "error_class_for_status",
     "error_result_text",
     "make_error",
+    "merge_extra_body",
     "parse_json_body",
     "retry_after_seconds",
     "tool_choice",
@@ -248,3 +249,33 @@ def stop_sequences(stop: str | Sequence[str] | None) -> list[str] | None:
     if stop is None:
         return None
     return [stop] if isinstance(stop, str) else list(stop)
+
+
+def merge_extra_body(body: dict[str, Any], extra: Mapping[str, Any] | None) -> None:
+    """Add the ``extra_body`` option's keys to ``body``, in place, without replacing any.
+
+    An object the SDK already set (Gemini ``generationConfig``, Ollama ``options``) takes new
+    keys one level down. A key the SDK set is never replaced: that would silently drop what
+    an option asked for (``tools`` replacing the declared functions, say).
+
+    Raises:
+        ConfigError: ``extra`` holds a key the SDK set, named with its path.
+    """
+    for key, value in (extra or {}).items():
+        if key not in body:
+            body[key] = value
+        elif isinstance(body[key], dict) and isinstance(value, Mapping):
+            for inner, inner_value in value.items():
+                if inner in body[key]:
+                    raise _replaced(f"{key}.{inner}")
+                body[key][inner] = inner_value
+        else:
+            raise _replaced(key)
+
+
+def _replaced(path: str) -> errors.ConfigError:
+    hint = "; provider-native tools go in the native_tools option" if path == "tools" else ""
+    return errors.ConfigError(
+        f"extra_body cannot replace {path!r}, which the SDK sets from the options; set it "
+        f"through its option instead{hint}"
+    )

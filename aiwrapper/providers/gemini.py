@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ProviderError
 from ..events import Event
-from .base import HttpCall, ProviderRequest, stop_sequences, tool_choice
+from .base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
 from .gemini_decode import GeminiStreamDecoder
 from .gemini_encode import PROVIDER, encode_contents, encode_system
 from .gemini_errors import error_from_response
@@ -206,13 +206,15 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     if request.tools:
         declarations = [tool.schema_for(dialect) for tool in request.tools]
         body["tools"] = [{"functionDeclarations": declarations}]
+    if options.native_tools:  # googleSearch, codeExecution...: entries beside the functions
+        body["tools"] = [*body.get("tools", ()), *options.native_tools]
     tool_config = encode_tool_config(options, [tool.name for tool in request.tools])
     if tool_config is not None:
         body["toolConfig"] = tool_config
     generation = encode_generation_config(options, legacy=legacy)
     if generation:
         body["generationConfig"] = generation
-    body.update(options.extra_body or {})  # extra_body is a shallow merge, applied last
+    merge_extra_body(body, options.extra_body)
     return body
 
 

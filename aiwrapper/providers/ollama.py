@@ -37,6 +37,7 @@ from .base import (
     error_class_for_status,
     error_result_text,
     make_error,
+    merge_extra_body,
     parse_json_body,
     stop_sequences,
     tool_choice,
@@ -147,7 +148,7 @@ class OllamaProvider:
             body["options"] = generation
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
-        _merge_extra_body(body, options.extra_body)
+        merge_extra_body(body, options.extra_body)
         return HttpCall(self.base_url + "/api/chat", self._headers(options), body, request.stream)
 
     def decode_stream(self, tool_names: Collection[str] = ()) -> OllamaDecoder:
@@ -230,6 +231,11 @@ def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str,
 
 
 def _encode_tools(request: ProviderRequest) -> list[Any]:
+    if request.options.native_tools:
+        raise errors.ConfigError(
+            "Ollama's API has no provider-native tools (native_tools); declare them as "
+            "functions instead"
+        )
     if not request.tools:
         return []
     choice = tool_choice(request.options.function_call)
@@ -286,16 +292,6 @@ def _encode_generation(options: LangOptions) -> dict[str, Any]:
     if options.stop is not None:
         out["stop"] = stop_sequences(options.stop)
     return out
-
-
-def _merge_extra_body(body: dict[str, Any], extra: Mapping[str, Any] | None) -> None:
-    for key, value in (extra or {}).items():
-        # ``options`` merges key by key: it is where Ollama takes num_ctx, seed and friends,
-        # and a shallow merge would silently drop temperature or num_predict.
-        if key == "options" and isinstance(value, Mapping) and "options" in body:
-            body["options"] = {**body["options"], **value}
-        else:
-            body[key] = value
 
 
 # --- errors ---------------------------------------------------------------------------------

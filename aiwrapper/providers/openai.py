@@ -33,6 +33,7 @@ from .base import (
     ToolChoice,
     error_result_text,
     make_error,
+    merge_extra_body,
     parse_json_body,
 )
 from .openai_compat import (
@@ -135,14 +136,15 @@ class OpenAIProvider:
         }
         if request.tools:
             self._encode_tools(request.tools, options, body)
+        if options.native_tools:  # the server's own tool types, beside the functions
+            body["tools"] = [*body.get("tools", ()), *options.native_tools]
         if request.stream:
             body["stream"] = True
             if self.profile.include_usage:
                 body["stream_options"] = {"include_usage": True}
         self._encode_sampling(options, body)
         body.update(thinking_fields(self.profile, options.thinking))
-        if options.extra_body:
-            body.update(options.extra_body)
+        merge_extra_body(body, options.extra_body)
         headers = dict(self._headers)
         if options.extra_headers:
             headers.update(options.extra_headers)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ToolDefinitionError
@@ -37,6 +37,7 @@ _TYPE_ALIASES = {
     "none": "null",
 }
 _OPTIONS = ("strict", "timeout", "sequential", "requires_approval")
+_NOT_SCHEMA = ("required", "name")  # simple-entry keys read here, never sent as schema
 
 
 def to_tool(obj: Tool | Mapping[str, Any] | Any) -> Tool:
@@ -91,13 +92,18 @@ def _from_dict(spec: Mapping[str, Any]) -> Tool:
         body = spec["function"]
     name = body.get("name")
     if not isinstance(name, str) or not name:
-        raise ToolDefinitionError(f"a tool definition needs a 'name': {dict(spec)!r}")
+        raise ToolDefinitionError(_unknown_shape(spec))
     params = body.get("parameters")
     if params is None:
         params = spec.get("input_schema", {})
-    if not isinstance(params, Mapping):
+    if isinstance(params, list):  # the spec's list of FunctionParameter, each with its name
+        schema = simple_to_schema(params)
+    elif not isinstance(params, Mapping):
         raise ToolDefinitionError(f"tool {name!r}: 'parameters' must be an object")
-    schema = copy.deepcopy(dict(params)) if _is_json_schema(params) else simple_to_schema(params)
+    elif _is_json_schema(params):
+        schema = copy.deepcopy(dict(params))
+    else:
+        schema = simple_to_schema(params)
     if schema.get("type", "object") != "object":
         raise ToolDefinitionError(f"tool {name!r}: parameters must describe a JSON object")
     schema.setdefault("type", "object")
@@ -113,6 +119,22 @@ def _from_dict(spec: Mapping[str, Any]) -> Tool:
     )
 
 
+def _unknown_shape(spec: Mapping[str, Any]) -> str:
+    """Why a dict is not a function definition, and which shapes are."""
+    shapes = (
+        "a function definition is {'name', 'description', 'parameters'} (parameters as a "
+        "JSON Schema object or the simple {param: {'type', ...}} map), or OpenAI's "
+        "{'type': 'function', 'function': {'name', ...}}"
+    )
+    kind = spec.get("type")
+    if isinstance(kind, str) and kind != "function":
+        return (
+            f"{dict(spec)!r} is not a function definition ({shapes}); a provider-native "
+            f"tool such as {kind!r} goes in the native_tools option"
+        )
+    return f"{dict(spec)!r} has no 'name': {shapes}"
+
+
 def _is_json_schema(params: Mapping[str, Any]) -> bool:
     if isinstance(params.get("type"), str) or not params:
         return True
@@ -120,23 +142,25 @@ def _is_json_schema(params: Mapping[str, Any]) -> bool:
     return isinstance(props, Mapping) and not isinstance(props.get("type"), str)
 
 
-def simple_to_schema(params: Mapping[str, Any]) -> dict[str, Any]:
-    """Convert the simple AIWrapper parameter map into a closed JSON Schema object.
+def simple_to_schema(params: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+    """Convert the simple AIWrapper parameters into a closed JSON Schema object.
 
     Args:
-        params: ``{param: {"type", "description", "required", "enum", "items", "properties"}}``.
+        params: ``{param: {"type", "description", "required", "enum", "items", "properties"}}``,
+            or a list of such entries each naming itself with ``"name"``. An entry's own
+            ``name`` (the spec's ``FunctionParameter.name``) is read, never sent as a schema
+            keyword.
 
     Returns:
         ``{"type": "object", "properties", "required", "additionalProperties": false}``.
 
     Raises:
-        ToolDefinitionError: An entry that is not an object.
+        ToolDefinitionError: An entry that is not an object, or whose name is missing or
+            disagrees with its key.
     """
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for key, entry in params.items():
-        if not isinstance(entry, Mapping):
-            raise ToolDefinitionError(f"parameter {key!r} must be described by an object")
+    for key, entry in _named_entries(params):
         properties[key] = _simple_entry(entry)
         if entry.get("required") is True:
             required.append(key)
@@ -148,8 +172,29 @@ def simple_to_schema(params: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _named_entries(params: Mapping[str, Any] | Sequence[Any]) -> list[tuple[Any, Any]]:
+    """``(parameter name, entry)`` pairs of a simple map or list, names checked."""
+    pairs: list[tuple[Any, Any]]
+    if isinstance(params, Mapping):
+        pairs = list(params.items())
+    else:
+        pairs = [
+            (entry.get("name") if isinstance(entry, Mapping) else None, entry) for entry in params
+        ]
+    for key, entry in pairs:
+        if not isinstance(entry, Mapping):
+            raise ToolDefinitionError(f"parameter {key!r} must be described by an object")
+        if not isinstance(key, str) or not key:
+            raise ToolDefinitionError(f"parameter {dict(entry)!r} needs a 'name'")
+        if entry.get("name", key) != key:
+            raise ToolDefinitionError(
+                f"parameter {key!r} says its name is {entry['name']!r}; the two must agree"
+            )
+    return pairs
+
+
 def _simple_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
-    out = {k: copy.deepcopy(v) for k, v in entry.items() if k != "required"}
+    out = {k: copy.deepcopy(v) for k, v in entry.items() if k not in _NOT_SCHEMA}
     kind = out.get("type")
     if isinstance(kind, str):
         out["type"] = _TYPE_ALIASES.get(kind.lower(), kind)

@@ -118,11 +118,11 @@ def test_system_messages_become_top_level_system_and_options_map() -> None:
         top_p=0.9,
         max_tokens=300,
         stop="END",
-        extra_body={"metadata": {"user_id": "u1"}, "max_tokens": 301},
+        extra_body={"metadata": {"user_id": "u1"}},
     )
     assert body == {
         "model": "claude-sonnet-4-20250514",
-        "max_tokens": 301,
+        "max_tokens": 300,
         "system": "Be brief.\n\nMetric.",
         "messages": USER_WIRE,
         "tools": [WEATHER_SCHEMA],

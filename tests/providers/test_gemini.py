@@ -125,7 +125,7 @@ def test_secrets_stay_out_of_reprs() -> None:
     assert "project='p'" in text
 
 
-def test_extra_headers_are_added_and_extra_body_merges_last() -> None:
+def test_extra_headers_are_added_and_extra_body_adds_keys_one_level_down() -> None:
     http = call(
         extra_headers={"x-goog-user-project": "billing"},
         extra_body={"generationConfig": {"candidateCount": 1}, "safetySettings": []},
@@ -134,9 +134,11 @@ def test_extra_headers_are_added_and_extra_body_merges_last() -> None:
     assert http.headers["x-goog-user-project"] == "billing"
     assert http.body == {
         "contents": [USER_CONTENT],
-        "generationConfig": {"candidateCount": 1},  # shallow: replaces the computed one
+        "generationConfig": {"temperature": 0.5, "candidateCount": 1},
         "safetySettings": [],
     }
+    with pytest.raises(errors.ConfigError, match="cannot replace 'generationConfig"):
+        call(top_p=0.5, extra_body={"generationConfig": {"topP": 0.9}})
 
 
 # --- body: tools, toolConfig, generationConfig -------------------------------------------

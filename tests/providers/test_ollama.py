@@ -538,12 +538,8 @@ def test_thinking_option_maps_to_think(thinking: Any, think: Any) -> None:
     assert body["think"] == think
 
 
-def test_extra_body_goes_last_and_merges_into_options() -> None:
-    extra: dict[str, Any] = {
-        "options": {"num_ctx": 8192, "temperature": 0.9},
-        "format": "json",
-        "stream": False,
-    }
+def test_extra_body_adds_keys_and_merges_into_options() -> None:
+    extra: dict[str, Any] = {"options": {"num_ctx": 8192}, "format": "json"}
     body = (
         OllamaProvider()
         .encode(request([], [], temperature=0.1, max_tokens=64, extra_body=extra))
@@ -552,10 +548,19 @@ def test_extra_body_goes_last_and_merges_into_options() -> None:
     assert body == {
         "model": "qwen3",
         "messages": [],
-        "stream": False,
-        "options": {"temperature": 0.9, "num_predict": 64, "num_ctx": 8192},
+        "stream": True,
+        "options": {"temperature": 0.1, "num_predict": 64, "num_ctx": 8192},
         "format": "json",
     }
+
+
+@pytest.mark.parametrize(
+    ("extra", "path"),
+    [({"stream": False}, "stream"), ({"options": {"temperature": 0.9}}, "options.temperature")],
+)
+def test_extra_body_never_replaces_what_the_sdk_set(extra: dict[str, Any], path: str) -> None:
+    with pytest.raises(errors.ConfigError, match=f"extra_body cannot replace '{path}'"):
+        OllamaProvider().encode(request([], [], temperature=0.1, extra_body=extra))
 
 
 def test_function_call_none_omits_tools_and_auto_sends_them() -> None:
@@ -952,7 +957,7 @@ def test_generation_options_merge_with_extra_body_options_and_stop_list() -> Non
                 [],
                 top_p=0.5,
                 stop=("END", "STOP"),
-                extra_body={"options": {"num_ctx": 4096, "top_p": 0.7}, "keep_alive": 0},
+                extra_body={"options": {"num_ctx": 4096}, "keep_alive": 0},
             )
         )
         .body
@@ -961,7 +966,7 @@ def test_generation_options_merge_with_extra_body_options_and_stop_list() -> Non
         "model": "qwen3",
         "messages": [],
         "stream": True,
-        "options": {"top_p": 0.7, "stop": ["END", "STOP"], "num_ctx": 4096},
+        "options": {"top_p": 0.5, "stop": ["END", "STOP"], "num_ctx": 4096},
         "keep_alive": 0,
     }
 

@@ -95,7 +95,7 @@ def test_first_request_with_tools_and_options() -> None:
             function_call="auto",
             parallel_tool_calls=True,
             thinking="high",
-            extra_body={"seed": 7, "temperature": 0.3},
+            extra_body={"seed": 7},
             extra_headers={"X-Trace": "t1"},
         )
     )
@@ -120,7 +120,7 @@ def test_first_request_with_tools_and_options() -> None:
         "parallel_tool_calls": True,
         "stream": True,
         "stream_options": {"include_usage": True},
-        "temperature": 0.3,  # extra_body is applied last
+        "temperature": 0.2,
         "top_p": 0.9,
         "max_completion_tokens": 256,
         "stop": ["END"],

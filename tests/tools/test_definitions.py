@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -130,8 +131,10 @@ def test_refs_and_nullable_in_dict_schemas() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ({"description": "no name"}, "needs a 'name'"),
-        ({"name": "x", "parameters": []}, "'parameters' must be an object"),
+        ({"description": "no name"}, "has no 'name': a function definition is"),
+        ({"name": "x", "parameters": "city"}, "'parameters' must be an object"),
+        ({"name": "x", "parameters": [{"type": "string"}]}, "needs a 'name'"),
+        ({"name": "x", "parameters": {"a": {"name": "b"}}}, "'a' says its name is 'b'"),
         ({"name": "x", "parameters": {"type": "string"}}, "must describe a JSON object"),
         (
             {
@@ -146,6 +149,56 @@ def test_refs_and_nullable_in_dict_schemas() -> None:
 def test_bad_definitions(spec: dict[str, Any], message: str) -> None:
     with pytest.raises(ToolDefinitionError, match=message):
         to_tool(spec)
+
+
+SIMPLE_CITY = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "description": "City."},
+        "days": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["city"],
+    "additionalProperties": False,
+}
+
+
+def test_a_simple_parameter_s_own_name_is_read_not_sent_as_a_schema_keyword() -> None:
+    by_key = {
+        "city": {"name": "city", "type": "string", "description": "City.", "required": True},
+        "days": {
+            "name": "days",
+            "type": "object",
+            "properties": {"n": {"name": "n", "type": "int", "required": True}},
+        },
+    }
+    as_list = [{"name": key, **entry} for key, entry in by_key.items()]
+    for params in (by_key, as_list):
+        made = to_tool({"name": "weather", "parameters": params})
+        assert made.parameters == SIMPLE_CITY
+        for dialect in ("openai-strict", "anthropic", "gemini", "ollama"):
+            assert "name" not in json.dumps(made.schema_for(dialect)).replace(
+                '"name": "weather"', ""
+            )
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [{"type": "retrieval"}, {"type": "code_interpreter"}, {"type": "web_search_20250305"}],
+)
+def test_a_native_tool_in_functions_says_which_shapes_are_accepted(spec: dict[str, Any]) -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+        to_tool(spec)
+    message = str(info.value)
+    assert "is not a function definition" in message
+    assert "{'name', 'description', 'parameters'}" in message
+    assert "{'type': 'function', 'function': {'name', ...}}" in message
+    assert f"{spec['type']!r} goes in the native_tools option" in message
+    assert "needs a 'name'" not in message
 
 
 def test_to_tool_accepts_tools_and_callables() -> None:

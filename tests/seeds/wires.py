@@ -1,0 +1,273 @@
+"""Scripted answers in every provider's wire format, and readers for the requests sent.
+
+A ``Wire`` builds byte-exact streamed bodies (a turn of calls, a text turn) in one
+provider's format and reads back what a request carried (tool results, tool choice, declared
+tools), so one test can drive the same scenario through every wire. ``recording_client``
+serves a list of bodies through ``httpx.MockTransport`` and records every request body.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from aiwrapper import Lang
+
+Call = tuple[str, str, str]  # (id, name, arguments as JSON text)
+Body = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One provider's wire: how to build its answers and read its requests."""
+
+    name: str
+    make: Callable[[httpx.AsyncClient], Lang]
+    content_type: str
+    calls: Callable[[Sequence[Call], bool, str], bytes]  # (calls, cut at the limit, model)
+    text: Callable[[str, str], bytes]  # (answer, model)
+    results: Callable[[Body], list[str]]  # the tool results' text, in order
+    chose_none: Callable[[Body], bool]  # the request forbids calls
+    tools: Callable[[Body], list[Any]]  # every entry of the request's tools, as sent
+
+
+def _sse(*events: Body, done: bool = False) -> bytes:
+    body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+    return body + (b"data: [DONE]\n\n" if done else b"")
+
+
+def _named_sse(*events: Body) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+# --- OpenAI Chat Completions ----------------------------------------------------------------
+
+
+def _openai_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    deltas = [
+        {
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": i,
+                                "id": call_id,
+                                "type": "function",
+                                "function": {"name": name, "arguments": arguments},
+                            }
+                        ]
+                    },
+                }
+            ],
+        }
+        for i, (call_id, name, arguments) in enumerate(calls)
+    ]
+    finish = {
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "length" if cut else "tool_calls"}]
+    }
+    return _sse(*deltas, {"model": model, **finish}, done=True)
+
+
+def _openai_text(text: str, model: str) -> bytes:
+    return _sse(
+        {"model": model, "choices": [{"index": 0, "delta": {"content": text}}]},
+        {"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        done=True,
+    )
+
+
+def _openai_results(body: Body) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+# --- Anthropic Messages ---------------------------------------------------------------------
+
+
+def _anthropic_start(model: str) -> Body:
+    return {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        },
+    }
+
+
+def _anthropic_end(reason: str) -> list[Body]:
+    return [
+        {"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 4}},
+        {"type": "message_stop"},
+    ]
+
+
+def _anthropic_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    events = [_anthropic_start(model)]
+    for i, (call_id, name, arguments) in enumerate(calls):
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": arguments}
+        events += [
+            {"type": "content_block_start", "index": i, "content_block": block},
+            {"type": "content_block_delta", "index": i, "delta": delta},
+            {"type": "content_block_stop", "index": i},
+        ]
+    return _named_sse(*events, *_anthropic_end("max_tokens" if cut else "tool_use"))
+
+
+def _anthropic_text(text: str, model: str) -> bytes:
+    return _named_sse(
+        _anthropic_start(model),
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        {"type": "content_block_stop", "index": 0},
+        *_anthropic_end("end_turn"),
+    )
+
+
+def _anthropic_results(body: Body) -> list[str]:
+    return [
+        block.get("content", "")
+        for message in body["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+
+
+# --- Gemini ---------------------------------------------------------------------------------
+
+
+def _gemini_chunk(parts: list[Body], reason: str, model: str) -> bytes:
+    candidate = {"content": {"role": "model", "parts": parts}, "finishReason": reason}
+    return _sse({"candidates": [candidate], "modelVersion": model})
+
+
+def _gemini_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    parts = [
+        {"functionCall": {"id": call_id, "name": name, "args": json.loads(arguments)}}
+        for call_id, name, arguments in calls
+    ]
+    return _gemini_chunk(parts, "MAX_TOKENS" if cut else "STOP", model)
+
+
+def _gemini_text(text: str, model: str) -> bytes:
+    return _gemini_chunk([{"text": text}], "STOP", model)
+
+
+def _gemini_results(body: Body) -> list[str]:
+    return [
+        json.dumps(part["functionResponse"]["response"])
+        for content in body["contents"]
+        for part in content["parts"]
+        if "functionResponse" in part
+    ]
+
+
+def _gemini_tools(body: Body) -> list[Any]:
+    return [
+        declaration
+        for entry in body.get("tools", ())
+        for declaration in entry.get("functionDeclarations", [entry])
+    ]
+
+
+# --- Ollama ---------------------------------------------------------------------------------
+
+
+def _ollama_lines(*lines: Body) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def _ollama_done(model: str, reason: str) -> Body:
+    empty = {"role": "assistant", "content": ""}
+    return {
+        "model": model,
+        "message": empty,
+        "done": True,
+        "done_reason": reason,
+        "prompt_eval_count": 3,
+        "eval_count": 4,
+    }
+
+
+def _ollama_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    wire_calls = [
+        {"id": call_id, "function": {"name": name, "arguments": json.loads(arguments)}}
+        for call_id, name, arguments in calls
+    ]
+    message = {"role": "assistant", "content": "", "tool_calls": wire_calls}
+    first = {"model": model, "message": message, "done": False}
+    return _ollama_lines(first, _ollama_done(model, "length" if cut else "stop"))
+
+
+def _ollama_text(text: str, model: str) -> bytes:
+    first = {"model": model, "message": {"role": "assistant", "content": text}, "done": False}
+    return _ollama_lines(first, _ollama_done(model, "stop"))
+
+
+WIRES = {
+    "openai": Wire(
+        "openai",
+        lambda c: Lang.openai(api_key="k", model="gpt-4o-mini", http_client=c),
+        "text/event-stream",
+        _openai_calls,
+        _openai_text,
+        _openai_results,
+        lambda body: body.get("tool_choice") == "none",
+        lambda body: list(body.get("tools", ())),
+    ),
+    "anthropic": Wire(
+        "anthropic",
+        lambda c: Lang.anthropic(api_key="k", model="claude-sonnet-4-5", http_client=c),
+        "text/event-stream",
+        _anthropic_calls,
+        _anthropic_text,
+        _anthropic_results,
+        lambda body: body.get("tool_choice") == {"type": "none"},
+        lambda body: list(body.get("tools", ())),
+    ),
+    "gemini": Wire(
+        "gemini",
+        lambda c: Lang.gemini(api_key="k", model="gemini-2.5-flash", http_client=c),
+        "text/event-stream",
+        _gemini_calls,
+        _gemini_text,
+        _gemini_results,
+        lambda body: (
+            body.get("toolConfig", {}).get("functionCallingConfig", {}).get("mode") == "NONE"
+        ),
+        _gemini_tools,
+    ),
+    "ollama": Wire(
+        "ollama",
+        lambda c: Lang.ollama(model="qwen3", http_client=c),
+        "application/x-ndjson",
+        _ollama_calls,
+        _ollama_text,
+        _openai_results,
+        lambda body: "tools" not in body,  # the native API's only way to forbid calls
+        lambda body: list(body.get("tools", ())),
+    ),
+}
+
+
+def recording_client(wire: Wire, answers: Sequence[bytes], sent: list[Body]) -> httpx.AsyncClient:
+    """A client answering request n with ``answers[n]``, recording every request body."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        if len(sent) > len(answers):
+            return httpx.Response(400, json={"error": {"message": "no more scripted answers"}})
+        content = answers[len(sent) - 1]
+        return httpx.Response(200, content=content, headers={"content-type": wire.content_type})
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
