@@ -32,11 +32,13 @@ DEFAULT_MODELS = {
 
 
 def _key(api_key: str | None, *env_vars: str, required: bool = True) -> str | None:
-    if api_key:
-        return api_key
+    key = _stripped(api_key)
+    if key:
+        return key
     for var in env_vars:
-        if os.environ.get(var):
-            return os.environ[var]
+        key = _stripped(os.environ.get(var))
+        if key:
+            return key
     if required:
         names = " or ".join(env_vars)
         raise ConfigError(f"no API key: pass api_key=... or set the environment variable {names}")
@@ -119,11 +121,11 @@ class Factories:
         if preset is None:
             if base_url is None:
                 raise ConfigError("openai_compatible needs base_url=... or preset=...")
-            profile, key = openai.profile_for_base_url(base_url), api_key
+            profile, key = openai.profile_for_base_url(base_url), _stripped(api_key) or None
         else:
             preset_url, env_var, profile = openai.get_preset(preset)
             base_url = base_url or _preset_url(preset, preset_url)
-            key = _key(api_key, env_var) if env_var else api_key
+            key = _key(api_key, env_var) if env_var else _stripped(api_key) or None
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
         return cls._http(provider, model, timeout, max_retries, http_client, options)
 
@@ -236,6 +238,12 @@ class Factories:
             )
         factory = getattr(cls, chosen)
         return factory(env.get("AIWRAPPER_MODEL") or DEFAULT_MODELS[chosen], options=options)  # type: ignore[no-any-return]
+
+
+def _stripped(key: str | None) -> str | None:
+    """A key without the whitespace around it: a key read from a file ends with a newline,
+    which no header may carry (and the failing header's text would show the key)."""
+    return key.strip() if key is not None else None
 
 
 def _preset_url(preset: str, default: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import ssl
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -59,6 +60,8 @@ _RETRY_EXCEPTIONS = (
 # the server closed just as it was reused (a race the pool's liveness check cannot see).
 # Resent once at once, outside ``max_retries``, as browsers do for a reused connection.
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+# RFC 9110 field-value: visible characters, with spaces and tabs only between them.
+_SENDABLE_VALUE = re.compile(r"(?:[\x21-\x7e](?:[ \t]*[\x21-\x7e])*)?")
 
 
 class HttpTransport:
@@ -311,17 +314,30 @@ def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
     # spelling would go out as a second header line).
     if not any(name.lower() == "content-type" for name in headers):
         headers = {**headers, "content-type": "application/json"}
+    _check_header_values(headers)
     try:
         request = client.build_request("POST", call.url, content=content, headers=headers)
     except httpx.InvalidURL as exc:
         raise errors.ConfigError(f"Invalid URL {_where(call)!r}: {exc}") from exc
-    except UnicodeEncodeError as exc:  # httpx encodes header values as ASCII
-        names = [name for name, value in headers.items() if not value.isascii()]
-        # The value is not shown: it is most often an API key pasted with a stray character.
-        raise errors.ConfigError(f"Header {', '.join(names)} has a non-ASCII value") from exc
     if request.url.scheme not in ("http", "https"):
         raise errors.ConfigError(f"The URL {_where(call)!r} needs an http:// or https:// scheme")
     return request
+
+
+def _check_header_values(headers: Mapping[str, str]) -> None:
+    """Refuse a header value HTTP/1.1 cannot carry before httpx, h11 or httpcore see it.
+
+    Their errors and DEBUG logs quote the whole value, which is most often an API key pasted
+    with a stray character; this error names the header and never shows the value.
+    """
+    for name, value in headers.items():
+        if not value.isascii():
+            raise errors.ConfigError(f"Header {name} has a non-ASCII value (not shown)")
+        if not _SENDABLE_VALUE.fullmatch(value):
+            raise errors.ConfigError(
+                f"Header {name} has a value HTTP cannot send: a line break, a control "
+                "character, or whitespace at either end (the value is not shown)"
+            )
 
 
 def _json_bytes(body: object) -> bytes:

@@ -14,7 +14,7 @@ import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .. import errors
@@ -48,7 +48,7 @@ class HttpCall:
     """One HTTP request, ready to send: ``POST url`` with ``headers`` and a JSON ``body``."""
 
     url: str
-    headers: dict[str, str]
+    headers: dict[str, str] = field(repr=False)  # they hold the API key
     body: dict[str, Any]
     stream: bool
 
