@@ -2,8 +2,12 @@
 
 Every provider, streamed or not, produces the same events (``events.py``); this module turns
 them into ``LangMessage`` parts and ``FunctionCall`` records, keeping parts in arrival order and
-opaque provider state on the part it came with. It also keeps a best-effort parse of arguments
-while they stream, so ``on_result`` can show partial calls.
+opaque provider state on the part it came with. While someone watches (``live``) it also keeps
+a best-effort parse of arguments as they stream, so partial calls can be shown.
+
+Every delta costs O(its own size): text and thinking pile up as chunks, joined only when read
+(``answer``, ``thinking``) or when their part closes, and a watched call's arguments are read
+by a resumable parser (``partial_json.py``) that never goes back over what it already read.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from .events import (
     UsageEvent,
 )
 from .messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, ToolCallPart
-from .partial_json import parse_partial
+from .partial_json import PartialJSON
 from .result import FunctionCall, RequestUsage
 
 __all__ = ["Assembler", "new_call_id"]
@@ -44,8 +48,9 @@ def new_call_id() -> str:
 class Assembler:
     """Folds the events of one turn into ``message``; ``calls`` maps stream index to part.
 
-    With ``live`` (someone watches through ``on_result``) the arguments of a streaming call
-    are re-parsed after every fragment; otherwise only once, when the call ends.
+    With ``live`` (someone watches the run) a streaming call's ``arguments`` and
+    ``raw_arguments`` grow with every fragment; otherwise they are parsed once, when the call
+    ends.
     """
 
     provider: str
@@ -57,7 +62,8 @@ class Assembler:
     calls: dict[int, ToolCallPart] = field(default_factory=dict)
     started: list[FunctionCall] = field(default_factory=list)
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
-    _fragments: dict[int, list[str]] = field(default_factory=dict)
+    _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
+    _parsers: dict[int, PartialJSON] = field(default_factory=dict)  # open calls (live mode)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
     _handlers: dict[type, Callable[[Any], None]] = field(default_factory=dict)
@@ -83,10 +89,6 @@ class Assembler:
     def add_all(self, events: list[Event]) -> None:
         """Fold a batch of events (the streaming path: one call per received chunk)."""
         handlers = self._handlers
-        if self.live:
-            for event in events:
-                handlers[type(event)](event)
-            return
         append = self._chunks.append  # one list for the assembler's life: cleared, not replaced
         for event in events:
             # Inlined common case of ``_text``: more text for the open text part.
@@ -101,10 +103,7 @@ class Assembler:
         part = self._open
         # The common case, more text for the open text part, in as few steps as possible.
         if type(part) is TextPart and not event.new_part and part.state is None:
-            if self.live:
-                part.text += event.text
-            else:
-                self._chunks.append(event.text)
+            self._chunks.append(event.text)
             return
         self._add_text(TextPart, event.text, event.new_part)
 
@@ -120,6 +119,20 @@ class Assembler:
 
     def _finish_event(self, event: FinishEvent) -> None:
         self.finish_reason, self.raw_finish_reason = event.reason, event.raw
+
+    @property
+    def answer(self) -> str:
+        """The text of the turn so far, joined now (O(1) amortized for a single text part)."""
+        if type(self._open) is TextPart:
+            self._settle()
+        return self.message.content
+
+    @property
+    def thinking(self) -> str:
+        """The visible reasoning of the turn so far, joined now."""
+        if type(self._open) is ThinkingPart:
+            self._settle()
+        return self.message.thinking
 
     @property
     def tool_calls(self) -> list[FunctionCall]:
@@ -147,16 +160,24 @@ class Assembler:
             part = kind("")
             self.message.parts.append(part)
             self._open = part
-        if self.live:
-            part.text += text
-        else:  # joined once when the part closes: no quadratic string building
-            self._chunks.append(text)
+        self._chunks.append(text)  # joined when read or closed: no quadratic string building
 
     def _close_text(self) -> None:
-        if self._open is not None and self._chunks:
-            self._open.text = "".join(self._chunks)
-            self._chunks.clear()
+        self._settle()
         self._open = None
+
+    def _settle(self) -> None:
+        """Move the chunks waiting for the open part into its text."""
+        part, chunks = self._open, self._chunks
+        if part is None or not chunks:
+            return
+        text, part.text = part.text, ""
+        # With the part's reference dropped, ``text`` is usually held only here (unless a
+        # reader kept it), so the interpreter extends it in place instead of copying it all:
+        # reading the answer after every delta stays linear in total.
+        text += chunks[0] if len(chunks) == 1 else "".join(chunks)
+        chunks.clear()
+        part.text = text
 
     def _set_state(self, event: PartStateEvent) -> None:
         part: Part | None
@@ -195,6 +216,8 @@ class Assembler:
         self.started.append(call)
         self.calls[event.index] = part
         self._fragments[event.index] = []
+        if self.live:
+            self._parsers[event.index] = PartialJSON()
         self.message.parts.append(part)
 
     def _id_taken(self, call_id: str) -> bool:
@@ -205,17 +228,23 @@ class Assembler:
         if fragments is None:
             state = "already ended" if event.index in self.calls else "never started"
             raise StreamError(f"{self.provider}: arguments for call #{event.index}, which {state}")
-        fragments.append(event.arguments)
-        if self.live:
-            call = self.calls[event.index].call
-            call.raw_arguments = "".join(fragments)
-            partial = parse_partial(call.raw_arguments)
-            if isinstance(partial, dict):
-                call.arguments = partial
+        if not self.live:
+            fragments.append(event.arguments)
+            return
+        call = self.calls[event.index].call
+        raw, call.raw_arguments = call.raw_arguments, ""
+        raw += event.arguments  # extended in place when only this call held it (see _settle)
+        call.raw_arguments = raw
+        parser = self._parsers[event.index]
+        parser.feed(event.arguments)
+        partial = parser.value
+        if isinstance(partial, dict):
+            call.arguments = partial
 
     def _end_call(self, index: int, arguments: dict[str, Any] | None) -> None:
         part = self.calls.get(index)
         fragments = self._fragments.pop(index, None)
+        self._parsers.pop(index, None)
         if part is None or fragments is None:
             return
         call = part.call
@@ -224,7 +253,8 @@ class Assembler:
             call.arguments = arguments
             call.raw_arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
             return
-        call.raw_arguments = "".join(fragments)
+        if not self.live:  # live, ``raw_arguments`` grew with every fragment
+            call.raw_arguments = "".join(fragments)
         call.arguments = _final_arguments(call.raw_arguments)
 
     def _set_usage(self, event: UsageEvent) -> None:
@@ -250,6 +280,6 @@ def _final_arguments(text: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
         return {}
     return value if isinstance(value, dict) else {}

@@ -99,9 +99,9 @@ class Run:
 
     async def _request(self, options: LangOptions) -> Assembler:
         result = self.result
-        result.answer, result.thinking = "", ""
         assembler = Assembler(self.model.name, live=options.on_result is not None)
         self._turn = assembler
+        result._stream_turn(assembler)  # answer and thinking read from the turn, when read
         self._published = 0
         request = ProviderRequest(
             model=options.model or self.model.model,
@@ -124,6 +124,7 @@ class Run:
         await self.model.send(request, sink)
         message = assembler.finish()
         self._publish(assembler)
+        result._stream_turn(None)
         result.messages.append(message)
         self._turn = None
         result.iterations += 1
@@ -154,9 +155,8 @@ class Run:
                 exc.result = self.result  # type: ignore[attr-defined]
 
     def _publish(self, assembler: Assembler) -> None:
-        """Show the turn so far on the result: its text, thinking and any new calls."""
+        """Show the turn's new calls on the result (its text and thinking show by themselves)."""
         result = self.result
-        result.answer, result.thinking = assembler.message.content, assembler.message.thinking
         new_calls = assembler.started[self._published :]
         if new_calls:
             result.function_calls.extend(new_calls)

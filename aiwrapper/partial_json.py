@@ -1,10 +1,15 @@
 """Best-effort parsing of JSON that is still arriving, for showing calls while they stream.
 
-``parse_partial('{"city": "Os')`` gives ``{"city": "Os"}``: open strings, arrays and objects are
-closed, a half-written escape (``\\u00``) is dropped from an open string, a number cut after its
-sign, point or exponent keeps its digits, and a trailing key without a value or a half-written
-literal is dropped. It never raises; text it cannot make sense of gives ``None``. Final
-arguments are parsed strictly elsewhere; this is only for display.
+``PartialJSON`` is a resumable parser: ``feed`` it each fragment and read ``value`` at any time.
+``'{"city": "Os'`` reads as ``{"city": "Os"}``: open strings, arrays and objects show what they
+hold so far, a half-written escape (``\\u00``, or a high surrogate still waiting for its low
+half) is left out until it is complete, a number shows its digits so far (``12.`` reads 12, a
+lone ``-`` nothing), and a key without a value or a half-written literal is left out. Feeding
+is O(fragment) and reading is O(1) amortized: containers are built in place as the text
+arrives, and a growing string is extended in place, never rebuilt from the whole text. The
+parser keeps an explicit stack, so no nesting depth can exhaust Python's recursion limit.
+Text that stops being JSON keeps the value read up to that point. Final arguments are parsed
+strictly elsewhere; this is only for display.
 """
 
 from __future__ import annotations
@@ -13,78 +18,268 @@ import json
 import re
 from typing import Any
 
-__all__ = ["parse_partial"]
+__all__ = ["PartialJSON", "parse_partial"]
 
-_CLOSERS = {"{": "}", "[": "]"}
+_NOTHING: Any = object()
+_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_STRING_STOP = re.compile(r'["\\]')
+_NUMBER_CHARS = re.compile(r"[0-9eE.+-]*")
 # The end of a number still waiting for a digit: a lone sign, or a point or exponent after one.
 _CUT_NUMBER = re.compile(r"(-|(?<=\d)(\.|[eE][+-]?))$")
-# A high surrogate escape at the end of an open string: its low half is still to come, and a
-# lone surrogate cannot even be printed, so it is dropped until the pair is complete.
-_HIGH_SURROGATE = re.compile(r"(?:^|[^\\])(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2})$")
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+# What the parser expects next outside a token.
+_VALUE, _FIRST_VALUE, _KEY, _FIRST_KEY, _COLON, _COMMA, _END = range(7)
+# The token being read.
+_NONE, _STRING, _NAME, _NUMBER, _LITERAL = range(5)
 
 
 def parse_partial(text: str) -> Any:
     """The value ``text`` is the beginning of, as far as it can be told, or ``None``."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    candidate = text
-    for _ in range(4):  # close what is open; else drop the last incomplete member and retry
-        stack, cuts, escape_at, in_string = _scan(candidate)
-        if in_string:
-            closed = _drop_high_surrogate(candidate[:escape_at]) + '"'
+    parser = PartialJSON()
+    parser.feed(text)
+    return parser.value
+
+
+class PartialJSON:
+    """A resumable parser of one JSON value arriving in fragments."""
+
+    __slots__ = (
+        "_containers",
+        "_escape",
+        "_expect",
+        "_failed",
+        "_high",
+        "_key",
+        "_pieces",
+        "_placed",
+        "_root",
+        "_text",
+        "_token",
+    )
+
+    def __init__(self) -> None:
+        self._containers: list[dict[str, Any] | list[Any]] = []  # open objects and arrays
+        self._root: Any = _NOTHING
+        self._expect = _VALUE
+        self._token = _NONE
+        self._failed = False
+        self._key = ""  # the key the next value of the open object goes under
+        self._placed = False  # the open string or number already has its place in its array
+        self._pieces: list[str] = []  # decoded text of the open string not yet in ``_text``
+        self._text = ""  # the open string (or number) as far as it was read
+        self._escape = ""  # an escape of the open string still incomplete: "\\", "\\u00"...
+        self._high = ""  # a high surrogate waiting for its low half
+
+    @property
+    def value(self) -> Any:
+        """The value so far; ``None`` before any of it can be told."""
+        if self._token == _STRING:
+            self._place(self._string_so_far())
+        elif self._token == _NUMBER:
+            number = _number_so_far(self._text)
+            if number is not _NOTHING:
+                self._place(number)
+        return None if self._root is _NOTHING else self._root
+
+    def feed(self, text: str) -> None:
+        """Read the next fragment of the text."""
+        i, end = 0, len(text)
+        while i < end and not self._failed:
+            token = self._token
+            if token in (_STRING, _NAME):
+                i = self._read_string(text, i)
+            elif token == _NUMBER:
+                i = self._read_number(text, i)
+            elif token == _LITERAL:
+                i = self._read_literal(text, i)
+            else:
+                i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+                if i < end:
+                    self._structural(text[i])
+                    i += 1
+
+    def _structural(self, char: str) -> None:
+        expect = self._expect
+        if expect in (_VALUE, _FIRST_VALUE):
+            if char == "]" and expect == _FIRST_VALUE:
+                self._close()
+            else:
+                self._start_value(char)
+        elif expect in (_KEY, _FIRST_KEY):
+            if char == '"':
+                self._token, self._pieces = _NAME, []
+            elif char == "}" and expect == _FIRST_KEY:
+                self._close()
+            else:
+                self._failed = True
+        elif expect == _COLON and char == ":":
+            self._expect = _VALUE
+        elif expect == _COMMA and char == ",":
+            self._expect = _KEY if isinstance(self._containers[-1], dict) else _VALUE
+        elif expect == _COMMA and char == ("}" if isinstance(self._containers[-1], dict) else "]"):
+            self._close()
         else:
-            closed = _CUT_NUMBER.sub("", candidate.rstrip()).rstrip().rstrip(",:")
+            self._failed = True
+
+    def _start_value(self, char: str) -> None:
+        self._placed = False
+        if char == "{" or char == "[":
+            container: dict[str, Any] | list[Any] = {} if char == "{" else []
+            self._place(container)
+            self._containers.append(container)
+            self._expect = _FIRST_KEY if char == "{" else _FIRST_VALUE
+        elif char == '"':
+            self._token, self._text, self._pieces = _STRING, "", []
+            self._place("")  # an open string shows at once, empty
+        elif char == "-" or "0" <= char <= "9":
+            self._token, self._text = _NUMBER, char
+        elif char in "tfn":
+            self._token, self._text = _LITERAL, char
+        else:
+            self._failed = True
+
+    def _place(self, value: Any) -> None:
+        """Put the value being read in its place: the root, its object's key, or its array."""
+        if not self._containers:
+            self._root = value
+            return
+        container = self._containers[-1]
+        if isinstance(container, dict):
+            container[self._key] = value
+        elif self._placed:
+            container[-1] = value
+        else:
+            container.append(value)
+            self._placed = True
+
+    def _value_done(self) -> None:
+        self._token = _NONE
+        self._expect = _COMMA if self._containers else _END
+
+    def _close(self) -> None:
+        self._containers.pop()
+        self._value_done()
+
+    def _read_string(self, text: str, i: int) -> int:
+        end = len(text)
+        while i < end:
+            if self._escape:
+                i = self._read_escape(text, i)
+                continue
+            stop = _STRING_STOP.search(text, i)
+            j = end if stop is None else stop.start()
+            if j > i:
+                self._add_piece(text[i:j])
+            if j == end:
+                return end
+            if text[j] == '"':
+                self._end_string()
+                return j + 1
+            self._escape, i = "\\", j + 1
+        return end
+
+    def _read_escape(self, text: str, i: int) -> int:
+        escape = self._escape
+        take = (2 if len(escape) == 1 or escape[1] != "u" else 6) - len(escape)
+        escape += text[i : i + take]
+        i += take
+        if len(escape) == 2 and escape[1] != "u":
+            decoded = _ESCAPES.get(escape[1])
+            if decoded is None:
+                self._failed = True
+            else:
+                self._add_piece(decoded)
+        elif len(escape) == 6:
+            self._add_code_point(escape[2:])
+        else:
+            self._escape = escape  # still incomplete: the fragment ended inside it
+            return i
+        self._escape = ""
+        return i
+
+    def _add_code_point(self, digits: str) -> None:
         try:
-            return json.loads(closed + "".join(_CLOSERS[c] for c in reversed(stack)))
+            code = int(digits, 16)
         except ValueError:
-            pass
-        if not cuts:
-            return None
-        cut = cuts[-1]  # the last `,` (drop it and what follows) or opener (keep it, empty)
-        candidate = candidate[: cut + 1] if candidate[cut] in "{[" else candidate[:cut]
-    return None
+            self._failed = True
+            return
+        if 0xDC00 <= code <= 0xDFFF and self._high:  # the low half completes the pair
+            pair = (ord(self._high) - 0xD800) * 0x400 + (code - 0xDC00) + 0x10000
+            self._high = ""
+            self._pieces.append(chr(pair))
+        elif 0xD800 <= code <= 0xDBFF:
+            self._add_piece("")  # a high surrogate already waiting stays alone, as json does
+            self._high = chr(code)
+        else:
+            self._add_piece(chr(code))
+
+    def _add_piece(self, piece: str) -> None:
+        if self._high:  # not followed by its low half: kept alone, as json.loads does
+            self._pieces.append(self._high)
+            self._high = ""
+        if piece:
+            self._pieces.append(piece)
+
+    def _end_string(self) -> None:
+        self._add_piece("")
+        if self._token == _NAME:
+            self._key = "".join(self._pieces)
+            self._token, self._expect = _NONE, _COLON
+            return
+        self._place(self._string_so_far())
+        self._text = ""
+        self._value_done()
+
+    def _string_so_far(self) -> str:
+        pieces = self._pieces
+        if not pieces:
+            return self._text
+        text, self._text = self._text, ""
+        # Drop the container's reference first: when ``text`` is then held only here, the
+        # interpreter extends it in place, so a string read after every fragment costs
+        # O(fragment) instead of a copy of all of it.
+        self._place(None)
+        text += pieces[0] if len(pieces) == 1 else "".join(pieces)
+        pieces.clear()
+        self._text = text
+        return text
+
+    def _read_number(self, text: str, i: int) -> int:
+        j = _NUMBER_CHARS.match(text, i).end()  # type: ignore[union-attr]
+        self._text += text[i:j]
+        if j < len(text):  # the number ended before the fragment did
+            try:
+                self._place(json.loads(self._text))
+            except ValueError:
+                self._failed = True
+            self._text = ""
+            self._value_done()
+        return j
+
+    def _read_literal(self, text: str, i: int) -> int:
+        word = self._text
+        while i < len(text) and word not in _LITERALS:
+            word += text[i]
+            i += 1
+            if not any(literal.startswith(word) for literal in _LITERALS):
+                self._failed = True
+                return i
+        self._text = word
+        if word in _LITERALS:
+            self._place(_LITERALS[word])
+            self._text = ""
+            self._value_done()
+        return i
 
 
-def _drop_high_surrogate(text: str) -> str:
-    match = _HIGH_SURROGATE.search(text)
-    return text[: match.start(1)] if match else text
-
-
-def _scan(text: str) -> tuple[list[str], list[int], int, bool]:
-    """Brackets left open, cut points outside strings, and the state of an open string.
-
-    Cut points are the positions of ``,``, ``{`` and ``[`` outside strings and outside
-    containers already closed. ``escape_at`` is where an unfinished escape of an open string
-    begins (``len(text)`` when there is none), so closing the string can drop it.
-    """
-    stack: list[str] = []
-    openers: list[int] = []
-    cuts: list[int] = []
-    in_string = False
-    escape_at = -1
-    for i, ch in enumerate(text):
-        if in_string:
-            if escape_at >= 0:
-                # A one-letter escape ends on its letter, a \uXXXX escape on its 4th digit.
-                if (i == escape_at + 1 and ch != "u") or i == escape_at + 5:
-                    escape_at = -1
-            elif ch == "\\":
-                escape_at = i
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append(ch)
-            openers.append(i)
-            cuts.append(i)
-        elif ch == ",":
-            cuts.append(i)
-        elif ch in "}]" and stack:
-            stack.pop()
-            start = openers.pop()
-            while cuts and cuts[-1] >= start:
-                cuts.pop()
-    return stack, cuts, escape_at if in_string and escape_at >= 0 else len(text), in_string
+def _number_so_far(text: str) -> Any:
+    """The number a partial number text shows, or ``_NOTHING`` before its first digit."""
+    digits = _CUT_NUMBER.sub("", text)
+    if not digits or digits == "-":
+        return _NOTHING
+    try:
+        return json.loads(digits)
+    except ValueError:
+        return _NOTHING

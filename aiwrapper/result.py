@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from .messages import LangMessages
@@ -118,6 +118,16 @@ class Usage:
         )
 
 
+class _TurnText(Protocol):
+    """The turn being streamed, which builds its text when it is read."""
+
+    @property
+    def answer(self) -> str: ...
+
+    @property
+    def thinking(self) -> str: ...
+
+
 @dataclass(slots=True, eq=False)
 class LangResult:
     """The outcome of ``ask``/``chat``; ``on_result`` receives this same object as it grows.
@@ -136,13 +146,42 @@ class LangResult:
 
     prompt: str
     messages: LangMessages
-    answer: str = ""
-    thinking: str = ""
     function_calls: list[FunctionCall] = field(default_factory=list)
     finished: bool = False
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     iterations: int = 0
+    _answer: str = field(default="", init=False, repr=False)
+    _thinking: str = field(default="", init=False, repr=False)
+    # While a turn streams, ``answer`` and ``thinking`` are read from it: built when read,
+    # never on every delta, so a long streamed answer costs O(n) in total.
+    _streaming: _TurnText | None = field(default=None, init=False, repr=False)
+
+    @property
+    def answer(self) -> str:
+        """The text of the latest assistant turn (while streaming, the turn being streamed)."""
+        streaming = self._streaming
+        return self._answer if streaming is None else streaming.answer
+
+    @answer.setter
+    def answer(self, value: str) -> None:
+        self._answer = value
+
+    @property
+    def thinking(self) -> str:
+        """The visible reasoning of the latest assistant turn."""
+        streaming = self._streaming
+        return self._thinking if streaming is None else streaming.thinking
+
+    @thinking.setter
+    def thinking(self, value: str) -> None:
+        self._thinking = value
+
+    def _stream_turn(self, turn: _TurnText | None) -> None:
+        """Show ``turn`` as it streams; ``None`` keeps what it ended with."""
+        if turn is None and self._streaming is not None:
+            self._answer, self._thinking = self._streaming.answer, self._streaming.thinking
+        self._streaming = turn
 
     def __str__(self) -> str:
         return self.answer

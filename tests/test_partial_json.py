@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper.partial_json import parse_partial
+from aiwrapper.partial_json import PartialJSON, parse_partial
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,70 @@ def test_every_prefix_of_a_document_parses_without_raising() -> None:
         assert all(isinstance(v, dict) for v in seen[1:])  # "{" onwards is always an object
         for value in seen:  # never half a surrogate pair, which could not even be printed
             json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+DOCUMENT = (
+    '{"name": "\\u00d8 \\"q\\" \\\\ \\ud83d\\ude00 ü", "n": -12.5e3, "ok": true, '
+    '"list": [1, [2, {"deep": false}], null, "s"], "empty": {}, "none": []}'
+)
+
+
+def test_fed_in_any_two_pieces_the_parser_reads_what_the_whole_text_gives() -> None:
+    for cut in range(len(DOCUMENT) + 1):
+        for end in (cut, len(DOCUMENT)):
+            parser = PartialJSON()
+            parser.feed(DOCUMENT[:cut])
+            parser.feed(DOCUMENT[cut:end])
+            assert parser.value == parse_partial(DOCUMENT[:end]), (cut, end)
+    assert parse_partial(DOCUMENT) == json.loads(DOCUMENT)
+
+
+def test_fed_one_character_at_a_time_every_value_so_far_is_a_prefix_value() -> None:
+    parser = PartialJSON()
+    for end, char in enumerate(DOCUMENT, start=1):
+        parser.feed(char)
+        assert parser.value == parse_partial(DOCUMENT[:end])
+    assert parser.value == json.loads(DOCUMENT)
+
+
+def test_a_string_read_after_every_fragment_keeps_earlier_readings_unchanged() -> None:
+    parser = PartialJSON()
+    parser.feed('{"text": "')
+    readings = []
+    for i in range(200):
+        parser.feed(str(i % 10))
+        readings.append(parser.value["text"])
+    assert readings == ["".join(str(k % 10) for k in range(i + 1)) for i in range(200)]
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_deep_nesting_never_exhausts_the_recursion_limit(depth: int) -> None:
+    parser = PartialJSON()
+    parser.feed("[" * depth + "1")
+    parser.feed("]" * depth)
+    levels, value = 0, parser.value
+    while isinstance(value, list):
+        levels, value = levels + 1, value[0]
+    assert (levels, value) == (depth, 1)
+    deep_object = parse_partial('{"a": ' * depth)
+    assert isinstance(deep_object, dict)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1} x', {"a": 1}),
+        ('{"a": 1, "b" 2}', {"a": 1}),
+        ('{"a": [1, 2}', {"a": [1, 2]}),
+        ('{"a": "\\q"}', {"a": ""}),
+        ('{"a": "\\u00zz"}', {"a": ""}),
+        ('{"a": trux}', {}),
+        ('{"a": 1.2.3}', {}),
+        ("x", None),
+    ],
+)
+def test_text_that_stops_being_json_keeps_the_value_read_so_far(text: str, expected: Any) -> None:
+    parser = PartialJSON()
+    parser.feed(text)
+    parser.feed('"more": 1}')  # nothing after the fault is read
+    assert parser.value == expected
