@@ -28,6 +28,7 @@ from .errors import (
 )
 from .lang import Lang
 from .messages import LangMessage, LangMessages
+from .models import CapabilityWarning
 from .options import LangOptions
 from .result import FunctionCall, LangResult, RequestUsage, Usage
 from .tools import Context, Param, Tool, tool
@@ -38,6 +39,7 @@ __all__ = [
     "AIWrapperError",
     "AuthenticationError",
     "BadRequestError",
+    "CapabilityWarning",
     "ConfigError",
     "ConnectionError",
     "Context",

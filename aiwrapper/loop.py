@@ -17,10 +17,12 @@ from dataclasses import replace
 import anyio
 
 from .assembler import Assembler
+from .capabilities import check_options, request_cost
 from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutError
 from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
+from .models import model_info
 from .options import LangOptions
 from .providers.base import Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
@@ -40,6 +42,7 @@ class Run:
         _check_config(tools, options)
         _check_answered(result.messages)
         _check_orphans(result.messages)
+        options = check_options(model.name, options.model or model.model, options, tools)
         self.model = model
         self.options = options
         self.tools = tools
@@ -128,6 +131,8 @@ class Run:
         result.messages.append(message)
         self._turn = None
         result.iterations += 1
+        info = model_info(self.model.name, request.model)
+        assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
         return assembler

@@ -61,13 +61,14 @@ class FunctionCall:
 
 @dataclass(slots=True)
 class RequestUsage:
-    """Token counts of one request."""
+    """Token counts of one request, and its cost in USD (``None`` when a price is unknown)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    cost: float | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -110,6 +111,14 @@ class Usage:
     def total_tokens(self) -> int:
         """Input plus output tokens of all requests."""
         return self.input_tokens + self.output_tokens
+
+    @property
+    def cost(self) -> float | None:
+        """USD for all requests (``aiwrapper.models`` prices), None when any price is unknown."""
+        costs = [r.cost for r in self.requests]
+        if not costs or any(c is None for c in costs):
+            return None
+        return sum(c for c in costs if c is not None)
 
     def __repr__(self) -> str:
         return (

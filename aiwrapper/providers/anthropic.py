@@ -42,6 +42,7 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
 )
+from ..models import model_info
 from ..options import LangOptions
 from .anthropic_decode import NAME, AnthropicStreamDecoder
 from .anthropic_models import (
@@ -77,7 +78,8 @@ class AnthropicProvider:
             (e.g. ``"interleaved-thinking-2025-05-14"`` for thinking between tool calls on
             Claude 4 models that use budgets).
         default_max_tokens: ``max_tokens`` when the options leave it unset (the API
-            requires one), before thinking headroom is added.
+            requires one), before thinking headroom is added. ``None`` (default) sends the
+            model's output limit when ``aiwrapper.models`` knows it, else 4096 plus headroom.
     """
 
     name = NAME
@@ -90,7 +92,7 @@ class AnthropicProvider:
         base_url: str = "https://api.anthropic.com",
         version: str = "2023-06-01",
         betas: Sequence[str] = (),
-        default_max_tokens: int = 4096,
+        default_max_tokens: int | None = None,
     ) -> None:
         self.api_key = api_key
         self.base_url = base_url.rstrip("/")
@@ -119,7 +121,7 @@ class AnthropicProvider:
         choice = encode_tool_choice(options, names, thinking_on=thinking_on)
         body: dict[str, Any] = {
             "model": request.model,
-            "max_tokens": self._max_tokens(options, thinking, reserve),
+            "max_tokens": self._max_tokens(request.model, options, thinking, reserve),
             "messages": messages,
         }
         if system:
@@ -167,9 +169,14 @@ class AnthropicProvider:
             err.request_id = request_id if isinstance(request_id, str) else None
         return err
 
-    def _max_tokens(self, options: LangOptions, thinking: dict[str, Any], reserve: int) -> int:
+    def _max_tokens(
+        self, model: str, options: LangOptions, thinking: dict[str, Any], reserve: int
+    ) -> int:
         if options.max_tokens is None:
-            return self.default_max_tokens + reserve
+            limit = _output_limit(model) if self.default_max_tokens is None else None
+            if limit is not None:
+                return limit
+            return (self.default_max_tokens or _FALLBACK_MAX_TOKENS) + reserve
         budget = thinking.get("thinking", {}).get("budget_tokens")
         # With interleaved thinking the budget may exceed max_tokens (protocols.md 2.6).
         interleaved = any(beta.startswith("interleaved-thinking") for beta in self.betas)
@@ -188,6 +195,15 @@ class AnthropicProvider:
             headers["anthropic-beta"] = ",".join(self.betas)
         headers.update(options.extra_headers or {})
         return headers
+
+
+_FALLBACK_MAX_TOKENS = 4096
+
+
+def _output_limit(model: str) -> int | None:
+    """The model's own output limit: thinking counts toward it, so no headroom is added."""
+    info = model_info(NAME, model)
+    return info.max_output_tokens if info is not None else None
 
 
 _TYPE_OVER_STATUS: dict[str, type[errors.ProviderError]] = {

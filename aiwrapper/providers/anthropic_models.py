@@ -8,20 +8,20 @@ thinking text unless ``display: "summarized"`` is asked for. From Opus 4.1 on, `
 and ``top_p`` may no longer be sent together (400 "`temperature` and `top_p` cannot both be
 specified for this model"; confirmed by public reports against Sonnet/Haiku 4.5, Opus 4.1 and
 Sonnet 4.6, e.g. BerriAI/litellm#15097, cloud-apim/otoroshi-llm-extension#140, and the API
-release notes). This module owns that table, the
-lookup from a model id, the request fields that depend on it and on thinking (thinking,
-sampling, ``tool_choice``), and the check that a tool loop may go on with thinking on; the rest
-of the request, and all decoding, is ``anthropic.py``'s.
+release notes). Those facts are rows of the shared model rules (``aiwrapper.modelrules``);
+this module turns them into a ``ModelFamily`` and owns the request fields that depend on it
+and on thinking (thinking, sampling, ``tool_choice``), and the check that a tool loop may go on
+with thinking on; the rest of the request, and all decoding, is ``anthropic.py``'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import errors
+from ..modelrules import rules_for
 from .base import stop_sequences, tool_choice
 
 if TYPE_CHECKING:
@@ -60,56 +60,31 @@ class ModelFamily:
     one_sampler: bool = False
 
 
-BUDGET = ModelFamily("budget")
-BUDGET_ONE_SAMPLER = ModelFamily("budget", one_sampler=True)
-ADAPTIVE = ModelFamily("adaptive", one_sampler=True)
-ADAPTIVE_ONLY = ModelFamily("adaptive_only", sampling=False, display="summarized")
 # An id we cannot read: the most permissive shape, so the API itself decides.
 UNKNOWN = ModelFamily("adaptive")
-
-# Oldest version first: a model uses the last generation whose version it reaches.
-_GENERATIONS: tuple[tuple[tuple[int, int], ModelFamily], ...] = (
-    ((0, 0), BUDGET),
-    ((4, 1), BUDGET_ONE_SAMPLER),
-    ((4, 6), ADAPTIVE),
-    ((4, 7), ADAPTIVE_ONLY),
-)
 
 # Token budgets for an effort on budget-only models, and the headroom an adaptive request
 # gets on top of the default max_tokens (thinking tokens count toward max_tokens).
 BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576}
 MIN_BUDGET = 1024  # the API's floor for budget_tokens
 
-# "claude-opus-4-7", "claude-sonnet-4-5-20250929", "anthropic.claude-haiku-4-5-v1:0",
-# "claude-opus-4-20250514" (4.0: the 8-digit date is not a minor version).
-_NEW_STYLE = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?")
-# "claude-3-7-sonnet-20250219", "claude-3-5-haiku-latest", "claude-3-opus-20240229".
-_OLD_STYLE = re.compile(r"claude-(\d)(?:-(\d))?-(?:opus|sonnet|haiku)")
-
-
-def _version(model: str) -> tuple[int, int] | None:
-    name = model.lower().replace(".", "-")  # OpenRouter spells "claude-opus-4.6"
-    match = _NEW_STYLE.search(name) or _OLD_STYLE.search(name)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2) or 0)
-
 
 def family_for(model: str) -> ModelFamily:
-    """The generation of ``model``; unknown ids get the permissive 4.6 shape.
+    """The generation of ``model``, from the model rules; unknown ids get the 4.6 shape.
 
     An id we cannot read (a proxy alias, a fine-tune) is sent what the 4.6 models accept: the
     adaptive form for ``True`` and efforts, a budget for ints, sampling left as given, so the
     API itself decides.
     """
-    version = _version(model)
-    if version is None:
+    facts = rules_for("anthropic", model)
+    if not facts:
         return UNKNOWN
-    family = BUDGET
-    for since, candidate in _GENERATIONS:
-        if version >= since:
-            family = candidate
-    return family
+    return ModelFamily(
+        facts.get("thinking_form", "adaptive"),
+        sampling=facts.get("temperature") is not False,
+        display=facts.get("thinking_display"),
+        one_sampler=bool(facts.get("one_sampler")),
+    )
 
 
 def budget_to_effort(budget: int) -> str:

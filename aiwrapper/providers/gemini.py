@@ -14,13 +14,13 @@ a Vertex "express mode" API key goes in ``x-goog-api-key`` like a Gemini API key
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ProviderError
 from ..events import Event
+from ..modelrules import rules_for
 from .base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
 from .gemini_decode import GeminiStreamDecoder
 from .gemini_encode import PROVIDER, encode_contents, encode_system
@@ -49,7 +49,6 @@ _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 # Google's OpenAI-compatible endpoint for reasoning_effort; "minimal" is 512, the highest
 # floor of the 2.5 family (Flash-Lite), so it is valid on every 2.5 model.
 _LEGACY_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
-_GENERATION = re.compile(r"gemini-(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +179,7 @@ def is_legacy(model: str) -> bool:
     An id we cannot read (an alias like ``gemini-flash-latest``, a tuned model) is treated as
     current, the shape Google documents for new models.
     """
-    match = _GENERATION.search(model.lower())
-    return match is not None and int(match.group(1)) < 3
+    return rules_for(PROVIDER, model).get("thinking_form") == "budget"
 
 
 def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:

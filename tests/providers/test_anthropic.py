@@ -83,7 +83,7 @@ def test_minimal_request_has_url_headers_and_exact_body() -> None:
     }
     assert call.body == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 4096,
+        "max_tokens": 64000,  # the model's output limit (aiwrapper.modelrules)
         "messages": USER_WIRE,
         "stream": True,
     }
@@ -191,7 +191,7 @@ def test_history_with_tool_blocks_is_sent_without_tools_when_none_are_declared()
     ]
     assert encode(messages) == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 4096,
+        "max_tokens": 64000,  # the model's output limit (aiwrapper.modelrules)
         "messages": [
             USER_WIRE[0],
             {
@@ -304,20 +304,43 @@ def test_thinking_mapping(model: str, thinking: Any, fields: dict[str, Any]) -> 
 @pytest.mark.parametrize(
     ("model", "thinking", "max_tokens"),
     [
-        ("claude-sonnet-4-5", None, 4096),
-        ("claude-sonnet-4-5", False, 4096),
-        ("claude-sonnet-4-5", 2000, 4096 + 2000),
-        ("claude-sonnet-4-5", True, 4096 + 8192),
-        ("claude-opus-4-6", "medium", 4096 + 8192),
-        ("claude-opus-4-6", True, 4096 + 24576),
+        ("claude-sonnet-4-5", None, 64000),
+        ("claude-sonnet-4-5", 2000, 64000),
+        ("claude-opus-4-6", True, 128000),
+        ("claude-opus-4-1", True, 32000),
+        ("claude-3-5-haiku-latest", None, 8192),
     ],
 )
-def test_default_max_tokens_reserves_room_for_thinking(
+def test_default_max_tokens_is_the_models_output_limit(
+    model: str, thinking: Any, max_tokens: int
+) -> None:
+    # Thinking counts toward max_tokens, and the output limit is the most the model allows.
+    body = encode(USER, model=model, thinking=thinking)
+    assert body["max_tokens"] == max_tokens
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "max_tokens"),
+    [
+        ("claude-x", None, 4096),
+        ("claude-x", False, 4096),
+        ("claude-x", 2000, 4096 + 2000),
+        ("claude-x", "medium", 4096 + 8192),
+        ("claude-x", True, 4096 + 24576),
+    ],
+)
+def test_default_max_tokens_of_an_unknown_model_reserves_room_for_thinking(
     model: str, thinking: Any, max_tokens: int
 ) -> None:
     body = encode(USER, model=model, thinking=thinking)
     assert body["max_tokens"] == max_tokens
     assert ("thinking" in body) is bool(thinking)
+
+
+def test_an_explicit_default_max_tokens_reserves_room_for_thinking_on_known_models() -> None:
+    provider = AnthropicProvider(api_key="k", default_max_tokens=4096)
+    assert encode(USER, provider=provider, thinking=True)["max_tokens"] == 4096 + 8192
+    assert encode(USER, provider=provider, model="claude-opus-4-6")["max_tokens"] == 4096
 
 
 def test_default_max_tokens_is_configurable() -> None:

