@@ -3,11 +3,12 @@
 Owns protocols.md §3.4, §3.6-3.8 on the way back: every ``GenerateContentResponse`` chunk is
 read part by part, in order. Text parts become ``TextDelta``, ``thought`` parts
 ``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, and parts the SDK
-does not interpret are kept verbatim as opaque parts. A ``thoughtSignature`` stays on the part it
-arrived with (``PartStateEvent``). Usage is cumulative (the last chunk wins, and an event goes
-out only when it changed); the finish reason is remembered and emitted by ``close()``, because
-Gemini has no end marker and may still send usage after it. Error mapping lives in
-``gemini_errors.py``.
+does not interpret are kept verbatim as opaque parts (never raising: a part that is not even an
+object is reported in the event's ``problem``). A ``thoughtSignature``, and any field of a text
+part the SDK does not know, stays on the part it arrived with (``PartStateEvent``). Usage is
+cumulative (the last chunk wins, and an event goes out only when it changed); the finish reason
+is remembered and emitted by ``close()``, because Gemini has no end marker and may still send
+usage after it. Error mapping lives in ``gemini_errors.py``.
 """
 
 from __future__ import annotations
@@ -79,13 +80,18 @@ def _state(data: dict[str, Any]) -> ProviderState:
     return ProviderState(provider=PROVIDER, data=data)
 
 
-def _text_events(text: str, *, thought: bool, signature: str | None) -> list[Event]:
+def _text_events(
+    text: str, *, thought: bool, signature: str | None, extra: dict[str, Any]
+) -> list[Event]:
     delta = ThinkingDelta if thought else TextDelta
-    if signature is None:
+    data: dict[str, Any] = {} if signature is None else {"thoughtSignature": signature}
+    if extra:  # fields newer than this SDK: replayed with the text they came with
+        data["extra"] = extra
+    if not data:
         return [delta(text)] if text else []
     # §3.6/§3.7: a signed part stays its own part, even with empty text, so the signature can
     # go back on exactly that part.
-    return [delta(text, new_part=True), PartStateEvent(_state({"thoughtSignature": signature}))]
+    return [delta(text, new_part=True), PartStateEvent(_state(data))]
 
 
 class GeminiStreamDecoder:
@@ -144,25 +150,31 @@ class GeminiStreamDecoder:
         content = candidate.get("content") or _EMPTY
         events: list[Event] = []
         for part in content.get("parts") or ():
-            text = part.get("text")
-            if text.__class__ is str and len(part) == 1:
-                # The common part, plain answer text: no signature, thought or data to check.
-                if text:
-                    events.append(TextDelta(text))
-            else:
-                events += self._part(part)
+            if part.__class__ is dict and len(part) == 1:
+                text = part.get("text")
+                if text.__class__ is str:
+                    # The common part, plain answer text: no signature, thought or data to check.
+                    if text:
+                        events.append(TextDelta(text))
+                    continue
+            events += self._part(part)
         if candidate.get("finishReason"):
             self._finish = str(candidate["finishReason"])
         return events
 
-    def _part(self, part: Mapping[str, Any]) -> list[Event]:
+    def _part(self, part: Any) -> list[Event]:
+        if not isinstance(part, dict):  # unreadable, so never replayed; the turn goes on
+            problem = f"Gemini sent a part that is not an object: {part!r:.200}"
+            return [OpaquePartEvent(_state({"part": part}), problem=problem)]
         signature = part.get("thoughtSignature")
         if "functionCall" in part:
             return self._call(part["functionCall"], signature)
-        if _TEXT_METADATA.issuperset(part):
+        extra = {key: value for key, value in part.items() if key not in _TEXT_METADATA}
+        if not extra or part.get("text").__class__ is str:
             text = str(part.get("text", ""))
-            return _text_events(text, thought=bool(part.get("thought")), signature=signature)
-        # executableCode, inlineData, ...: kept verbatim and replayed to Gemini unchanged.
+            thought = bool(part.get("thought"))
+            return _text_events(text, thought=thought, signature=signature, extra=extra)
+        # executableCode, codeExecutionResult, inlineData, ...: replayed to Gemini unchanged.
         state = _state({"part": dict(part)})
         if part.get("thought"):
             return [OpaquePartEvent(state, kind="thinking")]

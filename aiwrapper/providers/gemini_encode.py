@@ -184,6 +184,9 @@ def _model_part(part: Part, gemini_turn: bool) -> dict[str, Any] | None:
     data = _own(part.state)
     signature = data.get("thoughtSignature") if data is not None else None
     signed = {"thoughtSignature": signature} if isinstance(signature, str) else {}
+    extra = data.get("extra") if data is not None else None
+    if isinstance(extra, dict) and not isinstance(part, ToolCallPart):
+        signed = {**extra, **signed}  # fields of a text part this SDK does not read, verbatim
     match part:
         case TextPart():
             # §3.6: a signature goes back on the very part it came with, even when that

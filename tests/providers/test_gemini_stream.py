@@ -278,7 +278,7 @@ def test_stream_cut_before_finish_reason_is_stream_error() -> None:
     [
         ("{not json", ValueError),
         ('{"candidates": [{"content": {"parts": [{"functionCall": {"args": {}}}]}}]}', KeyError),
-        ('{"candidates": [{"content": {"parts": ["oops"]}}]}', AttributeError),
+        ('{"candidates": ["oops"]}', AttributeError),
     ],
 )
 def test_undecodable_chunks_are_stream_errors_chained_to_the_cause(
