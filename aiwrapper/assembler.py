@@ -194,6 +194,13 @@ class Assembler:
             part.state = event.state
 
     def _start_call(self, event: ToolCallStart) -> None:
+        # Checked before any tool can run: a call id or name of another type would only
+        # fail when the next request is encoded, after the tool had its side effects.
+        if event.name.__class__ is not str or not (event.id is None or event.id.__class__ is str):
+            raise StreamError(
+                f"{self.provider}: a tool call whose id or name is not a string "
+                f"(id {event.id!r:.80}, name {event.name!r:.80})"
+            )
         self._close_text()
         existing = self.calls.get(event.index)
         if existing is not None:  # some servers repeat the start; fill only what was missing
@@ -261,6 +268,12 @@ class Assembler:
         # A later event replaces the counts it reports; a count it leaves out (None) keeps
         # the earlier value, so a closing event with output tokens only keeps the input.
         old = self.usage
+        counts = (event.input_tokens, event.output_tokens, event.cached_input_tokens)
+        for count in (*counts, event.cache_write_tokens, event.reasoning_tokens):
+            if count is not None and count.__class__ is not int:
+                raise StreamError(
+                    f"{self.provider}: a token count that is not an integer: {count!r:.80}"
+                )
         self.usage = RequestUsage(
             input_tokens=_count(event.input_tokens, old.input_tokens),
             output_tokens=_count(event.output_tokens, old.output_tokens),

@@ -65,6 +65,13 @@ _STREAM_ERRORS: dict[str, type[errors.ProviderError]] = {
 }
 
 
+def _str(value: Any) -> str:
+    """A text field as sent; any other type is a malformed event (reported as StreamError)."""
+    if value.__class__ is not str:
+        raise TypeError(f"expected a string, got {value!r:.80}")
+    return value
+
+
 def _state(data: dict[str, Any]) -> ProviderState:
     return ProviderState(provider=NAME, data=data)
 
@@ -165,12 +172,12 @@ class AnthropicStreamDecoder:
         block = self._blocks[index] = Block(kind, raw)
         if kind == "text" and raw.get("text"):
             block.opened = True
-            return [TextDelta(raw["text"], new_part=True)]
+            return [TextDelta(_str(raw["text"]), new_part=True)]
         if kind == "thinking":
             # Start the part now: a block with empty text and only a signature is still a part.
-            events: list[Event] = [ThinkingDelta(raw.get("thinking") or "", new_part=True)]
+            events: list[Event] = [ThinkingDelta(_str(raw.get("thinking") or ""), new_part=True)]
             if raw.get("signature"):
-                events.append(PartStateEvent(_state({"signature": raw["signature"]})))
+                events.append(PartStateEvent(_state({"signature": _str(raw["signature"])})))
             return events
         if kind == "tool_use":
             return self._tool_start(index, raw)
@@ -192,15 +199,15 @@ class AnthropicStreamDecoder:
             return []
         kind = delta["type"]
         if kind == "text_delta" and block.opened:  # the common event: more of an open part
-            return [TextDelta(delta["text"])]
+            return [TextDelta(_str(delta["text"]))]
         if kind == "text_delta":
             block.opened = True
-            return [TextDelta(delta["text"], new_part=True)]
+            return [TextDelta(_str(delta["text"]), new_part=True)]
         if kind == "thinking_delta":
-            return [ThinkingDelta(delta["thinking"])]
+            return [ThinkingDelta(_str(delta["thinking"]))]
         if kind == "signature_delta":  # sent once, just before the block stops: assign
-            return [PartStateEvent(_state({"signature": delta["signature"]}))]
-        if kind == "input_json_delta" and delta["partial_json"]:
+            return [PartStateEvent(_state({"signature": _str(delta["signature"])}))]
+        if kind == "input_json_delta" and _str(delta["partial_json"]):
             block.fragments.append(delta["partial_json"])
             return [ToolCallDelta(index, delta["partial_json"])]
         if kind == "citations_delta":
