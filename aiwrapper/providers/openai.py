@@ -18,7 +18,6 @@ from ..events import (
     Event,
     FinishEvent,
     FinishReason,
-    OpaquePartEvent,
     PartStateEvent,
     TextDelta,
     ThinkingDelta,
@@ -42,6 +41,7 @@ from .openai_compat import (
     OPENAI_ENV_VAR,
     OPENAI_PROFILE,
     PRESETS,
+    KeptFields,
     OpenAIProfile,
     arguments_text,
     call_ids,
@@ -49,7 +49,6 @@ from .openai_compat import (
     content_items,
     error_fields,
     get_preset,
-    merge_reasoning_details,
     profile_for_base_url,
     status_class,
     stream_error,
@@ -306,8 +305,15 @@ def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
     return choice.mode
 
 
+# Kept for the user but never sent back: a Chat Completions assistant message has no
+# ``annotations`` field, and strict servers (Groq) reject message fields they do not know.
+_KEPT_NOT_SENT = frozenset({"annotations"})
+
+
 def _merge_replay(replay: dict[str, Any], data: Mapping[str, Any]) -> None:
     for key, value in data.items():
+        if key in _KEPT_NOT_SENT:
+            continue
         if key == "reasoning_details" and key in replay:
             replay[key] = [*replay[key], *value]
         else:
@@ -322,14 +328,14 @@ class OpenAIStreamDecoder:
     is kept lean: one ``json.loads`` and a few dict lookups for a plain text delta.
     """
 
-    __slots__ = ("_calls", "_details", "_done", "_finish", "_ids", "_name", "_pending", "_refused")
+    __slots__ = ("_calls", "_done", "_finish", "_ids", "_kept", "_name", "_pending", "_refused")
 
     def __init__(self, name: str) -> None:
         self._name = name
         self._calls: dict[int, bool] = {}  # started index -> any argument text seen
         self._pending: dict[int, tuple[str | None, str]] = {}  # index without a name yet
         self._ids: dict[str, int] = {}  # id -> index, for servers that omit "index"
-        self._details: list[dict[str, Any]] = []  # OpenRouter reasoning_details, merged
+        self._kept = KeptFields()  # reasoning_details and annotations, until the turn ends
         self._finish: str | None = None
         self._refused = False
         self._done = False
@@ -404,8 +410,8 @@ class OpenAIStreamDecoder:
             out.append(TextDelta(refusal))  # shown as text; the turn ends as content_filter
         if get("tool_calls"):
             self._tool_deltas(delta["tool_calls"], out)
-        if get("reasoning_details"):
-            merge_reasoning_details(self._details, delta["reasoning_details"])
+        if get("reasoning_details") or get("annotations"):
+            self._kept.add(delta)
         if get("extra_content") and out:  # Gemini-compat signature on the part just sent
             state = ProviderState(self._name, {"extra_content": delta["extra_content"]})
             out.append(PartStateEvent(state))
@@ -468,13 +474,7 @@ class OpenAIStreamDecoder:
     def _end_calls(self, out: list[Event]) -> None:
         for index, seen in self._calls.items():
             out.append(ToolCallEnd(index, None if seen else {}))  # no arguments at all = {}
-        self._flush_details(out)
-
-    def _flush_details(self, out: list[Event]) -> None:
-        if self._details:
-            state = ProviderState(self._name, {"reasoning_details": self._details})
-            out.append(OpaquePartEvent(state, kind="thinking"))
-            self._details = []
+        out += self._kept.flush(self._name)
 
     def _on_done(self) -> list[Event]:
         if self._done:
@@ -484,7 +484,7 @@ class OpenAIStreamDecoder:
         if self._finish is None:  # [DONE] without a finish_reason: end what was started
             self._end_calls(out)
         else:  # reasoning details that came after the finish chunk are kept too
-            self._flush_details(out)
+            out += self._kept.flush(self._name)
         out.append(FinishEvent(self._reason(), self._finish))
         return out
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from .. import errors
-from ..events import Event, TextDelta, ThinkingDelta, UsageEvent
-from ..messages import LangMessage
+from ..events import Event, OpaquePartEvent, TextDelta, ThinkingDelta, UsageEvent
+from ..messages import LangMessage, ProviderState
 from .base import ToolChoice, error_class_for_status, tool_choice
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ __all__ = [
     "OPENAI_ENV_VAR",
     "OPENAI_PROFILE",
     "PRESETS",
+    "KeptFields",
     "OpenAIProfile",
     "ThinkingStyle",
     "arguments_text",
@@ -42,6 +43,7 @@ __all__ = [
     "content_items",
     "error_fields",
     "get_preset",
+    "keep_annotations",
     "merge_reasoning_details",
     "profile_for_base_url",
     "status_class",
@@ -307,16 +309,20 @@ def content_items(items: list[dict[str, Any]], out: list[Event]) -> None:
                 out.append(ThinkingDelta(text))
 
 
-def merge_reasoning_details(merged: list[dict[str, Any]], details: list[dict[str, Any]]) -> None:
+def merge_reasoning_details(merged: list[Any], details: Any) -> None:
     """Fold streamed OpenRouter ``reasoning_details`` pieces into whole items, in place.
 
     Pieces of one item share its ``index``: their ``text``/``summary``/``data`` strings are
-    joined and later keys win (the signature arrives last). Replay needs the whole items.
+    joined and later keys win (the signature arrives last). Replay needs the whole items. An
+    item of another shape is kept as it came, never raised on: it is not ours to read.
     """
-    for detail in details:
-        index = detail.get("index")
+    for detail in details if isinstance(details, list) else [details]:
         last = merged[-1] if merged else None
-        if last is None or index is None or last.get("index") != index:
+        if not isinstance(detail, dict) or not isinstance(last, dict):
+            merged.append(dict(detail) if isinstance(detail, dict) else detail)
+            continue
+        index = detail.get("index")
+        if index is None or last.get("index") != index:
             merged.append(dict(detail))
             continue
         for key, value in detail.items():
@@ -324,6 +330,49 @@ def merge_reasoning_details(merged: list[dict[str, Any]], details: list[dict[str
                 last[key] = (last.get(key) or "") + value
             elif value is not None:
                 last[key] = value
+
+
+def keep_annotations(kept: list[Any], annotations: Any) -> None:
+    """Add the annotations of one delta (or whole message) to ``kept``, each once.
+
+    Some servers repeat a citation on later deltas; an exact repeat adds nothing.
+    """
+    for item in annotations if isinstance(annotations, list) else [annotations]:
+        if item not in kept:
+            kept.append(item)
+
+
+class KeptFields:
+    """Message fields no event carries, kept whole until the turn ends (streamed or not).
+
+    OpenRouter's ``reasoning_details`` are merged per item and replayed to the same server;
+    ``annotations`` (url citations of search models) are kept for the user. Neither raises on
+    a shape it does not expect: those fields are not ours to read.
+    """
+
+    __slots__ = ("annotations", "details")
+
+    def __init__(self) -> None:
+        self.details: list[Any] = []
+        self.annotations: list[Any] = []
+
+    def add(self, delta: dict[str, Any]) -> None:
+        """Keep the fields of one delta (or of a whole message)."""
+        if delta.get("reasoning_details"):
+            merge_reasoning_details(self.details, delta["reasoning_details"])
+        if delta.get("annotations"):  # on a text delta, or alone in the last (search models)
+            keep_annotations(self.annotations, delta["annotations"])
+
+    def flush(self, provider: str) -> list[Event]:
+        """One opaque part per kept field, then empty again."""
+        out: list[Event] = []
+        if self.details:
+            state = ProviderState(provider, {"reasoning_details": self.details})
+            out.append(OpaquePartEvent(state, kind="thinking"))
+        if self.annotations:
+            out.append(OpaquePartEvent(ProviderState(provider, {"annotations": self.annotations})))
+        self.details, self.annotations = [], []
+        return out
 
 
 def error_fields(payload: Any) -> tuple[str, set[str]]:
