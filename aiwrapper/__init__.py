@@ -31,6 +31,19 @@ from .messages import LangMessage, LangMessages
 from .models import CapabilityWarning
 from .options import LangOptions
 from .result import FunctionCall, LangResult, RequestUsage, Usage
+from .runevents import (
+    CallArgumentsDelta,
+    CallFinished,
+    CallReady,
+    CallStarted,
+    RunEvent,
+    RunFinished,
+    TextDelta,
+    ThinkingDelta,
+    TurnFinished,
+    TurnStarted,
+)
+from .stream import RunStream
 from .tools import Context, Param, Tool, tool
 
 __version__ = "0.1.0"
@@ -39,6 +52,10 @@ __all__ = [
     "AIWrapperError",
     "AuthenticationError",
     "BadRequestError",
+    "CallArgumentsDelta",
+    "CallFinished",
+    "CallReady",
+    "CallStarted",
     "CapabilityWarning",
     "ConfigError",
     "ConnectionError",
@@ -58,12 +75,19 @@ __all__ = [
     "RateLimitError",
     "RequestTimeoutError",
     "RequestUsage",
+    "RunEvent",
+    "RunFinished",
+    "RunStream",
     "RunTimeoutError",
     "ServerError",
     "StreamError",
+    "TextDelta",
+    "ThinkingDelta",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "TurnFinished",
+    "TurnStarted",
     "Usage",
     "VertexConfig",
     "tool",

@@ -72,7 +72,8 @@ class CallExecutor:
         self.options = options
         self.result = result
         self.notify = notify
-        self.watched = options.on_result is not None  # no callback: skip the notifications
+        # No callback: skip the notifications.
+        self.watched = options.on_result is not None or options.on_event is not None
         self.ask_approval = _approval_scope(tools, options)
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
@@ -193,7 +194,7 @@ class CallExecutor:
             self.outcomes[id(call)] = outcome
             self.repeat.results[self.signatures[id(call)]] = outcome.content
             if self.watched:
-                await self._callback(self.notify)
+                await self._callback(self.notify, call)
         except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
             self._abort(exc.__cause__ or exc, scope)
             return ToolOutcome("", True)

@@ -9,7 +9,8 @@ imported only when a factory needs them, so ``import aiwrapper`` stays light.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -17,10 +18,13 @@ import anyio.to_thread
 from .factories import Factories
 from .loop import Run
 from .messages import LangMessage, LangMessages
-from .options import OptionsLike, merge_options
+from .options import EventCallback, OptionsLike, merge_options
 from .result import LangResult
+from .runevents import RunEvent
+from .stream import RunStream
 from .syncrun import LoopThread
 from .tools import Tool, to_tool, to_tools
+from .watch import chain
 
 if TYPE_CHECKING:
     from .providers.base import Model
@@ -62,16 +66,13 @@ class Lang(Factories):
 
     async def ask(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
         """Ask ``prompt`` as a new conversation; tools run until the model answers."""
-        messages = LangMessages([LangMessage.text("user", prompt)])
-        return await self._run(prompt, messages, options, overrides)
+        return await self._start(prompt, options, overrides).run()
 
     async def chat(
         self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult:
         """Continue a conversation (``result.messages`` or a list of message dicts)."""
-        conversation = LangMessages(messages)
-        users = [m for m in conversation if m.role == "user"]
-        return await self._run(users[-1].content if users else "", conversation, options, overrides)
+        return await self._start(messages, options, overrides).run()
 
     def ask_sync(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
         """``ask`` for scripts and notebooks; works inside a running event loop too."""
@@ -83,17 +84,46 @@ class Lang(Factories):
         """``chat`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.chat(messages, options, **overrides))
 
-    async def _run(
+    def stream(
+        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> RunStream:
+        """A run whose events are read as they happen (``TextDelta``, ``CallFinished``...).
+
+        ``prompt`` is a prompt (as for ``ask``) or a conversation (as for ``chat``). Use it as
+        ``async with lang.stream(...) as run: async for event in run: ...``; ``run.result`` is
+        the ``LangResult``. Leaving the block early cancels the run. The ``on_event`` option,
+        when set, still receives every event first.
+        """
+        return RunStream(lambda push: self._start(prompt, options, overrides, listener=push))
+
+    def stream_sync(
+        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> Iterator[RunEvent]:
+        """``stream`` as a blocking iterator of events; works inside a running event loop too.
+
+        Stopping early (``break``, or closing the iterator) cancels the run.
+        """
+        return self._sync.iterate(self.stream(prompt, options, **overrides))
+
+    def _start(
         self,
-        prompt: str,
-        messages: LangMessages,
+        prompt: str | MessagesLike,
         options: OptionsLike,
         overrides: Mapping[str, Any],
-    ) -> LangResult:
+        listener: EventCallback | None = None,
+    ) -> Run:
+        """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
         merged = merge_options(self.options, options, **overrides)
+        if listener is not None:
+            merged = replace(merged, on_event=chain(merged.on_event, listener))
         tools = to_tools([self._wrap(f) for f in merged.functions or ()])
-        result = LangResult(prompt=prompt, messages=messages)
-        return await Run(self.model, merged, tools, result).run()
+        if isinstance(prompt, str):
+            result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
+        else:
+            conversation = LangMessages(prompt)
+            users = [m for m in conversation if m.role == "user"]
+            result = LangResult(users[-1].content if users else "", conversation)
+        return Run(self.model, merged, tools, result)
 
     def _wrap(self, function: Any) -> Any:
         """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""

@@ -9,7 +9,6 @@ in the order the model made the calls. A round is final only when it ends with n
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -19,7 +18,7 @@ import anyio
 from .assembler import Assembler
 from .capabilities import check_options, request_cost
 from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutError
-from .events import Event, TextDelta, ThinkingDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from .events import Event
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .models import model_info
@@ -27,10 +26,9 @@ from .options import LangOptions
 from .providers.base import Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
 from .tools import Tool
+from .watch import WATCHED, Watchers
 
 __all__ = ["Run"]
-
-_WATCHED = (TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallEnd)
 
 
 class Run:
@@ -47,6 +45,7 @@ class Run:
         self.options = options
         self.tools = tools
         self.result = result
+        self.watch = Watchers(result, options.on_result, options.on_event)
         self.executor = CallExecutor(tools, options, result, self._notify)
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
@@ -94,6 +93,8 @@ class Run:
                 return
             results = await self.executor.run_turn(calls, truncated=turn.truncated)
             self.result.messages.extend(results)
+            for call in calls:  # those not run (over max_tool_calls) are answered too
+                await self.watch.call_finished(call)
             await self._notify()
             # A forced choice applies to one round; keeping it would force calls forever.
             # Once max_tool_calls is reached, "none" makes the model answer instead.
@@ -102,7 +103,8 @@ class Run:
 
     async def _request(self, options: LangOptions) -> Assembler:
         result = self.result
-        assembler = Assembler(self.model.name, live=options.on_result is not None)
+        watch = self.watch
+        assembler = Assembler(self.model.name, live=watch.active)
         self._turn = assembler
         result._stream_turn(assembler)  # answer and thinking read from the turn, when read
         self._published = 0
@@ -113,6 +115,7 @@ class Run:
             options=options,
             stream=bool(options.stream),
         )
+        await watch.turn_started()
 
         async def sink(events: list[Event]) -> None:
             if not assembler.live:  # nobody watches: fold the batch, nothing else per event
@@ -120,9 +123,8 @@ class Run:
                 return
             for event in events:
                 assembler.add(event)
-                if isinstance(event, _WATCHED):
-                    self._publish(assembler)
-                    await self._notify()
+                if isinstance(event, WATCHED):
+                    await watch.streamed(event, assembler, self._publish(assembler))
 
         await self.model.send(request, sink)
         message = assembler.finish()
@@ -135,6 +137,7 @@ class Run:
         assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
+        await watch.turn_finished(assembler)
         return assembler
 
     def _settle(self, exc: BaseException) -> None:
@@ -159,26 +162,29 @@ class Run:
             with suppress(AttributeError, TypeError):
                 exc.result = self.result  # type: ignore[attr-defined]
 
-    def _publish(self, assembler: Assembler) -> None:
-        """Show the turn's new calls on the result (its text and thinking show by themselves)."""
-        result = self.result
+    def _publish(self, assembler: Assembler) -> list[FunctionCall]:
+        """Show the turn's new calls on the result (its text and thinking show by themselves).
+
+        Returns the calls that were new.
+        """
         new_calls = assembler.started[self._published :]
         if new_calls:
-            result.function_calls.extend(new_calls)
+            self.result.function_calls.extend(new_calls)
             self._published += len(new_calls)
+        return new_calls
 
     async def _finish(self, calls: Sequence[object]) -> None:
         self.result.finished = True
         if calls:
             self.result.finish_reason = "tool_calls"
         await self._notify()
+        await self.watch.run_finished()
 
-    async def _notify(self) -> None:
-        callback = self.options.on_result
-        if callback is not None:
-            value = callback(self.result)
-            if inspect.isawaitable(value):
-                await value
+    async def _notify(self, finished: FunctionCall | None = None) -> None:
+        """The result changed (``finished``: that call was just answered)."""
+        if finished is not None:
+            await self.watch.call_finished(finished)
+        await self.watch.changed()
 
 
 def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 if TYPE_CHECKING:
     from .result import FunctionCall, LangResult
+    from .runevents import RunEvent
 
 __all__ = ["DEFAULTS", "LangOptions", "OptionsLike", "merge_options"]
 
 ResultCallback = Callable[["LangResult"], Union[None, Awaitable[None]]]
+EventCallback = Callable[["RunEvent"], Union[None, Awaitable[None]]]
 FunctionHandler = Callable[["FunctionCall"], Any]
 ApproveCallback = Callable[["FunctionCall"], Union[bool, str, Awaitable[Union[bool, str]]]]
 FunctionCallChoice = Union[str, Mapping[str, str]]
@@ -33,6 +35,8 @@ class LangOptions:
 
     Attributes:
         on_result: Called (sync or async) with the growing ``LangResult`` after every change.
+        on_event: Called (sync or async) with each event of the run (``TextDelta``...), the
+            same events ``Lang.stream`` yields.
         functions: Tools: ``Tool`` objects, plain callables, or dict definitions.
         function_handler: Runs calls of dict definitions, and every call when given.
         function_call: ``"auto"``, ``"none"``, ``"required"``, a name, or ``{"name": ...}``.
@@ -63,6 +67,7 @@ class LangOptions:
     """
 
     on_result: ResultCallback | None = None
+    on_event: EventCallback | None = None
     functions: Sequence[Any] | None = None
     function_handler: FunctionHandler | None = None
     function_call: FunctionCallChoice | None = None

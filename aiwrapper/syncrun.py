@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import queue
 import threading
 import weakref
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -65,24 +67,59 @@ class LoopThread:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the background loop and block until it is done."""
-        if self._thread is not None and threading.current_thread() is self._thread:
-            coro.close()
-            raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
         job = _Job()
         try:
             # Ctrl-C may land anywhere from here on, even before ``result()`` is reached
             # (the run can start and be interrupted first): the same handler covers it all.
-            with self._lock:  # a concurrent close() either sees this job or runs before it
-                loop = self._ensure_loop()
-                job.future = _submit(_tracked(coro, job), loop)
-                self._jobs.add(job)
-            return job.future.result()  # type: ignore[no-any-return]
+            future = self._start(coro, job)
+            return future.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
             job.cancel_and_wait()
             raise
         finally:
-            with self._lock:
-                self._jobs.discard(job)
+            self._forget(job)
+
+    def iterate(self, source: AbstractAsyncContextManager[AsyncIterator[T]]) -> Iterator[T]:
+        """Enter ``source`` on the background loop and yield its items as they arrive.
+
+        Leaving early (``break``, closing the iterator, Ctrl-C) cancels what still runs
+        there and waits for it to unwind; an error that ends ``source`` is raised here.
+        """
+        items: queue.Queue[tuple[bool, Any]] = queue.Queue()
+
+        async def pump() -> None:
+            async with source as iterator:
+                async for item in iterator:
+                    items.put((True, item))
+
+        job = _Job()
+        try:
+            future = self._start(pump(), job)
+            future.add_done_callback(lambda done: items.put((False, done)))
+            while True:
+                more, item = items.get()
+                if not more:
+                    item.result()  # raises what ended the run
+                    return
+                yield item
+        finally:
+            if job.future is not None and not job.future.done():
+                job.cancel_and_wait()
+            self._forget(job)
+
+    def _start(self, coro: Coroutine[Any, Any, T], job: _Job) -> concurrent.futures.Future[Any]:
+        if self._thread is not None and threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
+        with self._lock:  # a concurrent close() either sees this job or runs before it
+            loop = self._ensure_loop()
+            job.future = future = _submit(_tracked(coro, job), loop)
+            self._jobs.add(job)
+        return future
+
+    def _forget(self, job: _Job) -> None:
+        with self._lock:
+            self._jobs.discard(job)
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         # The sync facade needs a loop in a thread (see CONVENTIONS); imported on first use

@@ -11,7 +11,8 @@ PROMISED = {
     "ToolArgumentsError", "ProviderError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "BadRequestError", "RateLimitError", "ServerError", "OverloadedError",
     "ConnectionError", "RequestTimeoutError", "StreamError", "MaxIterationsError",
-    "RunTimeoutError",
+    "RunTimeoutError", "TurnStarted", "TextDelta", "ThinkingDelta", "CallStarted",
+    "CallArgumentsDelta", "CallReady", "CallFinished", "TurnFinished", "RunFinished",
 }  # fmt: skip
 
 
@@ -36,3 +37,10 @@ def test_every_error_is_exported_and_derives_from_the_root() -> None:
 def test_overloaded_is_a_server_error() -> None:
     assert issubclass(aiwrapper.OverloadedError, aiwrapper.ServerError)
     assert issubclass(aiwrapper.RateLimitError, aiwrapper.ProviderError)
+
+
+def test_the_public_text_delta_is_the_run_event_not_the_decoder_event() -> None:
+    from aiwrapper import events, runevents
+
+    assert aiwrapper.TextDelta is runevents.TextDelta is not events.TextDelta
+    assert aiwrapper.ThinkingDelta is runevents.ThinkingDelta is not events.ThinkingDelta

@@ -1,0 +1,142 @@
+"""Telling the user what a run does: ``on_result``, ``on_event`` and so ``Lang.stream``.
+
+The loop reports each change here; ``Watchers`` calls ``on_result`` with the growing result
+and hands ``on_event`` the public events of ``runevents.py``, made from the providers' neutral
+stream events (``events.py``) as the assembler folds them in. Each event carries only its own
+payload, so reporting one costs O(that payload) whatever the size of the run so far. Callbacks
+may be sync or async; an exception they raise ends the run.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import events, runevents
+from .assembler import Assembler
+from .options import EventCallback, ResultCallback
+from .result import FunctionCall, LangResult
+
+__all__ = ["WATCHED", "Watchers", "chain"]
+
+# The neutral stream events that change what a watcher sees.
+WATCHED = (
+    events.TextDelta,
+    events.ThinkingDelta,
+    events.ToolCallStart,
+    events.ToolCallDelta,
+    events.ToolCallEnd,
+)
+
+
+def chain(first: EventCallback | None, then: EventCallback) -> EventCallback:
+    """One ``on_event`` callback calling ``first`` (when given), then ``then``."""
+    if first is None:
+        return then
+
+    async def both(event: runevents.RunEvent) -> None:
+        await _call(first, event)
+        await _call(then, event)
+
+    return both
+
+
+async def _call(callback: Callable[[Any], Any], argument: object) -> None:
+    value = callback(argument)
+    if inspect.isawaitable(value):
+        await value
+
+
+class Watchers:
+    """The run's ``on_result`` and ``on_event`` callbacks, and what was reported to them."""
+
+    def __init__(
+        self,
+        result: LangResult,
+        on_result: ResultCallback | None,
+        on_event: EventCallback | None,
+    ) -> None:
+        self.result = result
+        self.on_result = on_result
+        self.on_event = on_event
+        self.active = on_result is not None or on_event is not None
+        self._ready: set[int] = set()  # id() of calls reported ready
+        self._finished: set[int] = set()  # id() of calls reported finished
+
+    async def emit(self, event: runevents.RunEvent) -> None:
+        """Hand ``event`` to ``on_event``."""
+        if self.on_event is not None:
+            await _call(self.on_event, event)
+
+    async def changed(self) -> None:
+        """Hand the grown ``result`` to ``on_result``."""
+        if self.on_result is not None:
+            await _call(self.on_result, self.result)
+
+    async def streamed(
+        self,
+        event: events.Event,
+        assembler: Assembler,
+        new_calls: Sequence[FunctionCall],
+    ) -> None:
+        """A watched stream event was folded into the turn: its public events, then the result."""
+        if self.on_event is not None:
+            result = self.result
+            for call in new_calls:
+                await self.emit(runevents.CallStarted(call, result))
+            public = _public(event, assembler, result)
+            if public is not None:
+                await self.emit(public)
+            elif isinstance(event, events.ToolCallEnd) and event.index in assembler.calls:
+                await self.ready(assembler.calls[event.index].call)
+        await self.changed()
+
+    async def ready(self, call: FunctionCall) -> None:
+        """``call``'s arguments are complete (reported once per call)."""
+        if id(call) not in self._ready:
+            self._ready.add(id(call))
+            await self.emit(runevents.CallReady(call, self.result))
+
+    async def turn_finished(self, assembler: Assembler) -> None:
+        """The turn is folded: calls it ended without an end event are ready, then the turn."""
+        if self.on_event is None:
+            return
+        for call in assembler.tool_calls:
+            await self.ready(call)
+        result = self.result
+        await self.emit(
+            runevents.TurnFinished(
+                result.iterations, assembler.finish_reason, assembler.usage, result
+            )
+        )
+
+    async def turn_started(self) -> None:
+        """A model request begins."""
+        if self.on_event is not None:
+            await self.emit(runevents.TurnStarted(self.result.iterations + 1, self.result))
+
+    async def run_finished(self) -> None:
+        """The run succeeded: the last event."""
+        if self.on_event is not None:
+            await self.emit(runevents.RunFinished(self.result))
+
+    async def call_finished(self, call: FunctionCall) -> None:
+        """``call`` was answered (reported once per call)."""
+        if self.on_event is not None and id(call) not in self._finished:
+            self._finished.add(id(call))
+            await self.emit(runevents.CallFinished(call, self.result))
+
+
+def _public(
+    event: events.Event, assembler: Assembler, result: LangResult
+) -> runevents.RunEvent | None:
+    """The public event of a text, thinking or argument delta (none for empty text)."""
+    if isinstance(event, events.TextDelta):
+        return runevents.TextDelta(event.text, result) if event.text else None
+    if isinstance(event, events.ThinkingDelta):
+        return runevents.ThinkingDelta(event.text, result) if event.text else None
+    if isinstance(event, events.ToolCallDelta):
+        call = assembler.calls[event.index].call  # the assembler refused a delta of no call
+        return runevents.CallArgumentsDelta(call, event.arguments, result)
+    return None
