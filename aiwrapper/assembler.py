@@ -32,6 +32,7 @@ from .events import (
     ToolCallStart,
     UsageEvent,
 )
+from .jsontext import loads_standard
 from .messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, ToolCallPart
 from .partial_json import PartialJSON
 from .result import FunctionCall, RequestUsage
@@ -257,8 +258,7 @@ class Assembler:
         call = part.call
         call.status = "pending"
         if arguments is not None:
-            call.arguments = arguments
-            call.raw_arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            call.raw_arguments, call.arguments = _given_arguments(arguments)
             return
         if not self.live:  # live, ``raw_arguments`` grew with every fragment
             call.raw_arguments = "".join(fragments)
@@ -287,12 +287,23 @@ def _count(new: int | None, old: int) -> int:
     return old if new is None else new
 
 
+def _given_arguments(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Arguments a decoder parsed itself, as (text, value); ``{}`` when they are not JSON."""
+    compact = {"separators": (",", ":"), "ensure_ascii": False}
+    try:
+        return json.dumps(arguments, allow_nan=False, **compact), arguments  # type: ignore[arg-type]
+    except ValueError:  # NaN or an infinity read from the wire: kept as text to quote
+        return json.dumps(arguments, **compact), {}  # type: ignore[arg-type]
+    except RecursionError:
+        return "(arguments nested too deeply to show)", {}
+
+
 def _final_arguments(text: str) -> dict[str, Any]:
     """Arguments once the call is complete; invalid JSON is left to validation to report."""
     if not text.strip():
         return {}
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        value = loads_standard(text)  # NaN or absurd nesting: invalid, like broken JSON
+    except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -343,8 +343,9 @@ def _check_header_values(headers: Mapping[str, str]) -> None:
 def _json_bytes(body: object) -> bytes:
     """The compact UTF-8 JSON of a request body."""
     try:
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+        # allow_nan=False: NaN and infinities are not JSON, and servers refuse such a body.
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
     try:
         return text.encode()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from .errors import ConfigError
+from .jsontext import loads_standard
 from .result import FunctionCall
 
 __all__ = [
@@ -233,7 +234,7 @@ def _arguments(call_id: str, given: Any) -> dict[str, Any]:
     value = given
     if isinstance(given, str):
         try:
-            value = json.loads(given) if given.strip() else {}
+            value = loads_standard(given) if given.strip() else {}
         except ValueError as exc:
             raise ConfigError(f"tool call {call_id!r} has arguments that are not JSON") from exc
     if not isinstance(value, Mapping):

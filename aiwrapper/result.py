@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from .jsontext import is_json_object
+
 if TYPE_CHECKING:
     from .messages import LangMessages
 
@@ -53,8 +55,13 @@ class FunctionCall:
         )
 
     def arguments_json(self) -> str:
-        """The arguments as compact JSON text (the raw text when the model sent valid JSON)."""
-        if self.raw_arguments:
+        """The arguments as compact JSON text, ready to replay to a provider.
+
+        The model's own text when it is a JSON object; otherwise (arguments cut off at the
+        token limit, malformed, or holding NaN) the parsed ``arguments``, which are then
+        ``{}``: servers parse replayed arguments and refuse the request if they cannot.
+        """
+        if self.raw_arguments and is_json_object(self.raw_arguments):
             return self.raw_arguments
         return json.dumps(self.arguments, separators=(",", ":"), ensure_ascii=False)
 

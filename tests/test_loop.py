@@ -552,8 +552,9 @@ async def test_arguments_cut_off_at_the_token_limit_are_explained_to_the_model()
     content = tool_messages(result)[0][1]
     assert content.startswith("Invalid arguments for 'add': /: arguments are not valid JSON")
     assert content.endswith(
-        "send a JSON object. Your output reached the token limit while writing this call, so"
-        " its arguments were cut off; make the call again with shorter arguments."
+        'send a JSON object. You sent: {"a": 1, "b. Your output reached the token limit while'
+        " writing this call, so its arguments were cut off; make the call again with shorter"
+        " arguments."
     )
 
 

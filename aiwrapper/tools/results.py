@@ -18,6 +18,7 @@ import datetime as dt
 import decimal
 import enum
 import json
+import math
 import numbers
 import pathlib
 import uuid
@@ -50,6 +51,8 @@ def to_jsonable(value: Any) -> Any:
     Returns:
         dicts, lists, strings, numbers, booleans and ``None`` only.
     """
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[str(value)]  # JSON has no NaN or infinities: named in a string
     if value is None or isinstance(value, (str, bool, int, float)):
         return value.value if isinstance(value, enum.Enum) else value
     for kinds, convert in _CONVERTERS:
@@ -66,6 +69,9 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, _LISTS):
         return [to_jsonable(v) for v in value]
     return str(value)
+
+
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def _mapping(value: cabc.Mapping[Any, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolArgumentsError
+from ..jsontext import loads_standard
 
 if TYPE_CHECKING:
     from .nodes import Node
@@ -119,6 +120,17 @@ def describe_value(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def _whole(message: str, sent: str) -> dict[str, str]:
+    """An error about the arguments as a whole, quoting the text the model sent."""
+    if sent:
+        quoted = sent if len(sent) <= _QUOTED else f"{sent[:_QUOTED]}... ({len(sent)} characters)"
+        message = f"{message}. You sent: {quoted}"
+    return {"path": "", "message": message}
+
+
+_QUOTED = 1_000  # characters of malformed arguments quoted back to the model
 
 
 def _shorten(text: str) -> str:
@@ -221,16 +233,17 @@ def validate_arguments(
     Raises:
         ToolArgumentsError: Listing every bad field by JSON pointer.
     """
+    sent = ""
     if isinstance(arguments, (str, bytes)):
         try:
-            text = arguments.decode() if isinstance(arguments, bytes) else arguments
-            arguments = json.loads(text) if text.strip() else {}
-        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError both
+            sent = arguments.decode() if isinstance(arguments, bytes) else arguments
+            arguments = loads_standard(sent) if sent.strip() else {}
+        except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN, deep nesting
             message = f"arguments are not valid JSON ({exc}); send a JSON object"
-            raise ToolArgumentsError(tool_name, [{"path": "", "message": message}]) from exc
+            raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
     if not isinstance(arguments, Mapping):
         message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
-        raise ToolArgumentsError(tool_name, [{"path": "", "message": message}])
+        raise ToolArgumentsError(tool_name, [_whole(message, sent)])
     st = State()
     result = root.convert(arguments, "", st)
     if st.errors or result is INVALID:

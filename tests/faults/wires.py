@@ -147,6 +147,15 @@ FACTORIES: dict[str, Callable[[httpx.AsyncClient], Lang]] = {
 }
 
 
+def strict_json(body: bytes) -> Any:
+    """The body parsed as standard JSON: NaN and Infinity, which Python accepts, fail."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(body, parse_constant=refuse)
+
+
 class Wire:
     """Answers the n-th request with the n-th body; ``sent`` holds the JSON of each request."""
 
@@ -154,10 +163,12 @@ class Wire:
         self.name = name
         self.bodies = list(bodies)
         self.sent: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []  # the bodies as sent, to check with a strict JSON parser
         self.client = httpx.AsyncClient(transport=httpx.MockTransport(self._handle))
         self.lang = FACTORIES[name](self.client)
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
+        self.raw.append(request.content)
         self.sent.append(json.loads(request.content))
         if len(self.sent) > len(self.bodies):
             return httpx.Response(500, json={"error": {"message": "script ran out"}})

@@ -288,8 +288,12 @@ def test_json_text_arguments() -> None:
     with pytest.raises(ToolArgumentsError) as info:
         f.validate("[1]")
     assert info.value.errors == [
-        {"path": "", "message": "expected a JSON object of arguments, got an array"}
+        {"path": "", "message": "expected a JSON object of arguments, got an array. You sent: [1]"}
     ]
+    with pytest.raises(ToolArgumentsError, match="NaN is not JSON"):
+        f.validate('{"n": NaN}')
+    with pytest.raises(ToolArgumentsError, match=r"You sent: \[\[\[.*\(30000 characters\)"):
+        f.validate("[" * 15_000 + "]" * 15_000)
 
 
 def test_pointer_escapes_slash_and_tilde() -> None:

@@ -1,0 +1,108 @@
+"""History replay: every request body is valid JSON on every wire. Arguments that are not a
+valid JSON object (cut off, malformed, NaN) are replayed as ``{}`` with an error result that
+quotes what the model sent; a tool's NaN or infinite result never reaches a body."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from aiwrapper import tool
+
+from . import wires
+from .wires import Wire, strict_json
+
+pytestmark = pytest.mark.anyio
+
+ran: list[Any] = []
+
+
+@tool
+def get_weather(city: str = "Oslo", temp: float = 0.0) -> str:
+    """Weather."""
+    ran.append(city)
+    return "sunny"
+
+
+def replayed_arguments(name: str, body: dict[str, Any]) -> Any:
+    """The arguments of the one call replayed in a second request."""
+    if name == "openai":
+        [call] = next(m for m in body["messages"] if m["role"] == "assistant")["tool_calls"]
+        return json.loads(call["function"]["arguments"])
+    if name == "anthropic":
+        turn = next(m for m in body["messages"] if m["role"] == "assistant")
+        return next(b for b in turn["content"] if b["type"] == "tool_use")["input"]
+    if name == "gemini":
+        turn = next(c for c in body["contents"] if c["role"] == "model")
+        return next(p for p in turn["parts"] if "functionCall" in p)["functionCall"]["args"]
+    turn = next(m for m in body["messages"] if m["role"] == "assistant")
+    return turn["tool_calls"][0]["function"]["arguments"]
+
+
+def call_with_raw_arguments(name: str, text: str) -> bytes:
+    """A call whose arguments are exactly ``text`` on the wire (spliced for object wires)."""
+    if name in ("openai", "anthropic"):
+        return wires.CALL[name]("call_1", "get_weather", text)
+    placeholder = {"__raw__": 1}
+    body = wires.CALL[name]("call_1", "get_weather", placeholder)
+    return body.replace(json.dumps(placeholder).encode(), text.encode())
+
+
+BAD_TEXT = ['{"city": "Os', '{"city": "Oslo",}', '["Oslo"]', "Oslo", '{"temp": NaN}']
+BAD_OBJECTS = ['{"temp": NaN}', '{"temp": Infinity}', '{"temp": -Infinity, "city": "X"}']
+
+
+@pytest.mark.parametrize("text", BAD_TEXT)
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+async def test_arguments_that_are_not_a_json_object_are_replayed_as_an_empty_object(
+    name: str, text: str
+) -> None:
+    await _replayed_as_empty(name, text)
+
+
+@pytest.mark.parametrize("text", BAD_OBJECTS)
+@pytest.mark.parametrize("name", wires.WIRES)
+async def test_nan_and_infinity_in_arguments_never_reach_a_body(name: str, text: str) -> None:
+    await _replayed_as_empty(name, text)
+
+
+async def _replayed_as_empty(name: str, text: str) -> None:
+    ran.clear()
+    wire = Wire(name, [call_with_raw_arguments(name, text), wires.TEXT[name]("ok")])
+    result = await wire.lang.ask("go", functions=[get_weather])
+    assert result.answer == "ok"
+    assert ran == []
+    second = strict_json(wire.raw[1])
+    assert replayed_arguments(name, second) == {}
+    [call] = result.function_calls
+    assert call.status == "error"
+    shown = (call.error or "").replace(" ", "")
+    assert text.replace(" ", "") in shown  # the model is shown what it sent
+
+
+def test_arguments_json_of_a_cut_off_call_is_an_empty_object() -> None:
+    from aiwrapper import FunctionCall
+
+    assert FunctionCall("c", "f", raw_arguments='{"a": 1').arguments_json() == "{}"
+    assert FunctionCall("c", "f", raw_arguments='{"a": NaN}').arguments_json() == "{}"
+    assert FunctionCall("c", "f", {"a": 1}, raw_arguments='{"a":1}').arguments_json() == '{"a":1}'
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("name", wires.WIRES)
+async def test_a_tool_returning_nan_sends_valid_json(name: str, value: float) -> None:
+    @tool
+    def measure() -> dict[str, Any]:
+        """Measures."""
+        return {"reading": value, "items": [value, 1.5]}
+
+    arguments: Any = {} if name in ("gemini", "ollama") else "{}"
+    first = wires.CALL[name]("call_1", "measure", arguments)
+    wire = Wire(name, [first, wires.TEXT[name]("ok")])
+    result = await wire.lang.ask("go", functions=[measure])
+    assert result.answer == "ok"
+    strict_json(wire.raw[1])
+    content = next(m for m in result.messages if m.role == "tool").content
+    assert strict_json(content.encode())["reading"] in ("NaN", "Infinity", "-Infinity")
