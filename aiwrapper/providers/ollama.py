@@ -42,7 +42,7 @@ from .base import (
     stop_sequences,
     tool_choice,
 )
-from .ollama_content import TextGate, ThinkSplitter, calls_from_text
+from .ollama_content import TextGate, ThinkSplitter, UnreadFields, calls_from_text, unread_fields
 
 __all__ = ["DEFAULT_BASE_URL", "OllamaDecoder", "OllamaProvider", "default_base_url"]
 
@@ -193,7 +193,9 @@ def _encode_messages(request: ProviderRequest, *, thinking: bool) -> list[dict[s
 
 
 def _encode_assistant(message: LangMessage, *, thinking: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": message.content}
+    # Fields the decoder kept unread go back first, so they never replace what the SDK writes.
+    out: dict[str, Any] = {**unread_fields(message, _NAME), "role": "assistant"}
+    out["content"] = message.content
     # Ollama's thinking is plain text with no signature, so thinking without state (or with
     # ours) goes back; another provider's signed or encrypted reasoning is not ours to send.
     text = "".join(
@@ -360,6 +362,7 @@ class OllamaDecoder:
         self._think = ThinkSplitter()
         self._text = TextGate(active=bool(self._tool_names))
         self._calls = 0
+        self._unread = UnreadFields()
         self._done = False
 
     def feed(self, event: str | None, data: str) -> list[Event]:
@@ -382,8 +385,8 @@ class OllamaDecoder:
                 content = message.get("content")
                 if (
                     content.__class__ is str
-                    and not message.get("thinking")
-                    and not message.get("tool_calls")
+                    and len(message) == 2  # content and role: no thinking, calls or else
+                    and "role" in message
                     and self._think.is_plain(content)
                 ):
                     if not content:
@@ -424,8 +427,8 @@ class OllamaDecoder:
         could open or close a ``<think>`` tag. Those skip the splitter's segment lists.
         """
         content = message.get("content")
-        if content.__class__ is not str or message.get("thinking") or message.get("tool_calls"):
-            return None
+        if content.__class__ is not str or len(message) != 2 or "role" not in message:
+            return None  # more than role and content: thinking, calls or fields kept unread
         if not content:
             return []
         think = self._think
@@ -440,6 +443,7 @@ class OllamaDecoder:
                 events += self._segment(is_thinking, text)
         for call in message.get("tool_calls") or ():
             events += self._native_call(call)
+        self._unread.add(message)
         return events
 
     def _segment(self, is_thinking: bool, text: str) -> list[Event]:
@@ -472,7 +476,7 @@ class OllamaDecoder:
         events: list[Event] = []
         for is_thinking, text in self._think.flush():
             events += self._segment(is_thinking, text)
-        events += self._release_text()
+        events += self._release_text() + self._unread.events(_NAME)
         # ``*_count`` tokens and ``*_duration`` nanoseconds of the final line (protocols.md 4.5)
         metrics = {k: v for k, v in line.items() if k.endswith(("_count", "_duration"))}
         events.append(

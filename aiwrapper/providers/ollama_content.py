@@ -4,19 +4,24 @@ Some models write what the server should have parsed into the answer text: reaso
 ``<think>`` and ``</think>`` (DeepSeek-R1 on servers without its parser), or tool calls as JSON
 (``{"name": ..., "arguments": {...}}``, in code fences or Qwen/Hermes ``<tool_call>`` tags).
 This module recognizes both, incrementally where the stream needs it; ``ollama.py`` decides
-when to apply them and turns the results into events.
+when to apply them and turns the results into events. It also keeps the message fields the SDK
+does not read (``UnreadFields``), so they go back to Ollama with the turn and nowhere else.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-from ..messages import JSONValue
+from ..events import Event, OpaquePartEvent
+from ..messages import JSONValue, LangMessage, OpaquePart, ProviderState
 
-__all__ = ["TextGate", "ThinkSplitter", "calls_from_text"]
+__all__ = ["TextGate", "ThinkSplitter", "UnreadFields", "calls_from_text", "unread_fields"]
+
+# The message fields the decoder turns into events; any other one is kept whole.
+_READ = frozenset({"role", "content", "thinking", "tool_calls"})
 
 _OPEN, _CLOSE = "<think>", "</think>"
 
@@ -190,3 +195,44 @@ def _as_call(value: Any, names: Collection[str]) -> tuple[str, dict[str, JSONVal
         except ValueError:
             return None
     return (name, arguments) if isinstance(arguments, dict) else None
+
+
+class UnreadFields:
+    """The fields of the streamed message the SDK does not read, gathered over the turn.
+
+    One message arrives over many lines: a string field is taken to come in pieces (joined),
+    a list field in items (extended), and any other value replaces the one before. Empty
+    values are what every line repeats, so they are not kept.
+    """
+
+    __slots__ = ("fields",)
+
+    def __init__(self) -> None:
+        self.fields: dict[str, Any] = {}
+
+    def add(self, message: Mapping[str, Any]) -> None:
+        """Keep the unread fields of one line's message."""
+        if _READ.issuperset(message):  # nearly every line: nothing to keep
+            return
+        for key, value in message.items():
+            if key in _READ or value is None or value == "" or value == []:
+                continue
+            old = self.fields.get(key)
+            same = isinstance(old, (str, list)) and type(old) is type(value)
+            self.fields[key] = old + value if same else value
+
+    def events(self, provider: str) -> list[Event]:
+        """The kept fields as one opaque part (at the end of the turn), if there are any."""
+        if not self.fields:
+            return []
+        return [OpaquePartEvent(ProviderState(provider, {"message": self.fields}))]
+
+
+def unread_fields(message: LangMessage, provider: str) -> dict[str, Any]:
+    """The fields ``UnreadFields`` kept on ``message``, to be sent back to the same server."""
+    out: dict[str, Any] = {}
+    for part in message.parts:
+        if isinstance(part, OpaquePart) and part.state.provider == provider:
+            fields = part.state.data.get("message")
+            out.update(fields if isinstance(fields, dict) else {})
+    return out
