@@ -243,6 +243,7 @@ class HttpTransport:
             body = b""  # the status alone still decides; a half-read error page adds nothing
         finally:
             await _close(response)
+        error = on_error(response.status_code, body, response.headers)
         delay = None
         if attempt < self.max_retries:
             delay = retry_delay(
@@ -250,9 +251,10 @@ class HttpTransport:
                 response.headers,
                 body,
                 backoff=self._backoff(attempt),
+                hint=error.retry_after,
             )
         if delay is None:
-            raise on_error(response.status_code, body, response.headers)
+            raise error
         return delay
 
     def _backoff(self, attempt: int) -> float:
@@ -262,14 +264,20 @@ class HttpTransport:
 
 
 def retry_delay(
-    status: int, headers: Mapping[str, str], body: bytes, *, backoff: float
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    backoff: float,
+    hint: float | None = None,
 ) -> float | None:
     """Seconds to wait before retrying an error response, or None when it is final.
 
     Follows the OpenAI and Anthropic SDKs (protocols.md section 0): ``x-should-retry``
     decides when present; otherwise 408, 409, 429 and every 5xx (529 included) are retried.
     A 429 about ``insufficient_quota`` is billing, never retried. The server's
-    ``retry-after-ms`` / ``retry-after`` is honored up to 60 s; without one, ``backoff``.
+    ``retry-after-ms`` / ``retry-after`` (or a ``hint`` from the body) is honored up to 60 s;
+    without one, ``backoff``.
 
     Args:
         status: The response status.
@@ -277,13 +285,15 @@ def retry_delay(
             lower-case keys).
         body: The response body.
         backoff: The delay to use when the server names none.
+        hint: The delay the provider read from the error body (Gemini's
+            ``RetryInfo.retryDelay``), which wins over the headers.
     """
     if status == 429 and b"insufficient_quota" in body:
         return None
     flag = (headers.get("x-should-retry") or "").strip().lower()
     if flag == "false" or (flag != "true" and not _retryable_status(status)):
         return None
-    hinted = retry_after_seconds(headers)
+    hinted = hint if hint is not None else retry_after_seconds(headers)
     if hinted is None or hinted != hinted:  # absent, or a hostile "nan" that sleep() rejects
         return backoff
     return min(max(hinted, 0.0), _MAX_RETRY_AFTER)
