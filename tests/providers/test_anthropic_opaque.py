@@ -141,8 +141,12 @@ def test_every_way_of_streaming_the_input_is_read_and_replayed_unchanged(
 
 
 @pytest.mark.anyio
-async def test_lang_reads_the_turn_and_the_next_request_replays_blocks_0_to_4() -> None:
+@pytest.mark.parametrize("watched", [False, True])
+async def test_lang_reads_the_turn_and_the_next_request_replays_blocks_0_to_4(
+    watched: bool,
+) -> None:
     sent: list[dict[str, Any]] = []
+    seen: list[str] = []  # the answer as on_result saw it grow
     replies = [FIXTURES / "advisor_tool.sse", FIXTURES / "text.sse"]
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -152,7 +156,9 @@ async def test_lang_reads_the_turn_and_the_next_request_replays_blocks_0_to_4() 
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         lang = Lang.anthropic("claude-opus-4-5", api_key="sk-ant-test", http_client=client)
-        result = await lang.ask("What is 2+2?", thinking=2048)
+        on_result = (lambda r: seen.append(r.answer)) if watched else None
+        result = await lang.ask("What is 2+2?", thinking=2048, on_result=on_result)
+        assert seen[-1:] == ([result.answer] if watched else [])
         assert result.messages[-1].parts[-1].text == "The answer is **4**."  # type: ignore[union-attr]
         assert result.answer == "Let me check with the advisor.The answer is **4**."
         assert result.finish_reason == "stop"
