@@ -23,6 +23,7 @@ from .events import (
     Event,
     FinishEvent,
     FinishReason,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -63,6 +64,7 @@ class Assembler:
     calls: dict[int, ToolCallPart] = field(default_factory=dict)
     started: list[FunctionCall] = field(default_factory=list)
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
+    model: str | None = None  # the model the provider says answered
     _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
     _parsers: dict[int, PartialJSON] = field(default_factory=dict)  # open calls (live mode)
     _open: TextPart | ThinkingPart | None = None
@@ -81,6 +83,7 @@ class Assembler:
             ToolCallEnd: self._end,
             UsageEvent: self._set_usage,
             FinishEvent: self._finish_event,
+            ModelEvent: self._set_model,
         }
 
     def add(self, event: Event) -> None:
@@ -120,6 +123,9 @@ class Assembler:
 
     def _finish_event(self, event: FinishEvent) -> None:
         self.finish_reason, self.raw_finish_reason = event.reason, event.raw
+
+    def _set_model(self, event: ModelEvent) -> None:
+        self.model = event.model
 
     @property
     def answer(self) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "Event",
     "FinishEvent",
     "FinishReason",
+    "ModelEvent",
     "OpaquePartEvent",
     "PartStateEvent",
     "TextDelta",
@@ -121,6 +122,13 @@ class UsageEvent:
 
 
 @dataclass(slots=True)
+class ModelEvent:
+    """The model the provider says is answering (a dated version of the one asked, say)."""
+
+    model: str
+
+
+@dataclass(slots=True)
 class FinishEvent:
     """The turn ended. ``raw`` is the provider's own reason, kept for the user."""
 
@@ -138,4 +146,5 @@ Event = Union[
     ToolCallEnd,
     UsageEvent,
     FinishEvent,
+    ModelEvent,
 ]

@@ -137,6 +137,7 @@ class Run:
         assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
+        result.model, result.truncated = assembler.model or request.model, assembler.truncated
         await watch.turn_finished(assembler)
         return assembler
 

@@ -8,13 +8,11 @@ provider that made it reads back; encoders for other providers drop it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from .errors import ConfigError
-from .jsontext import loads_standard
 from .result import FunctionCall
 
 __all__ = [
@@ -144,28 +142,21 @@ class LangMessage:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LangMessage:
-        """Build a message from an OpenAI-shaped dict (``role``, ``content``, ``tool_calls``...)."""
-        role = data.get("role")
-        if role not in ("system", "developer", "user", "assistant", "tool"):
-            raise ConfigError(f"message role must be system, user, assistant or tool, not {role!r}")
-        parts: list[Part] = []
-        if data.get("thinking"):
-            parts.append(ThinkingPart(str(data["thinking"])))
-        text = _content_text(data.get("content"))
-        if text:
-            parts.append(TextPart(text))
-        for raw in data.get("tool_calls") or ():
-            parts.append(ToolCallPart(_call_from_dict(raw)))
-        if role == "tool" and not data.get("tool_call_id"):
-            raise ConfigError("a tool message needs the 'tool_call_id' of the call it answers")
-        return cls(
-            "system" if role == "developer" else role,
-            parts,
-            tool_call_id=data.get("tool_call_id"),
-            name=data.get("name"),
-            is_error=bool(data.get("is_error", False)),
-            error_type=data.get("error_type"),
-        )
+        """Build a message from an OpenAI- or Anthropic-shaped dict (``role``, ``content``...).
+
+        Raises:
+            ConfigError: The dict cannot be read, or holds several messages (an Anthropic
+                user turn of ``tool_result`` blocks: give it to ``LangMessages`` instead).
+        """
+        from .message_dicts import messages_from_dict
+
+        messages = messages_from_dict(data)
+        if len(messages) != 1:
+            raise ConfigError(
+                f"this dict holds {len(messages)} messages (tool results): add it to a "
+                "LangMessages instead"
+            )
+        return messages[0]
 
     def to_dict(self) -> dict[str, Any]:
         """This message as an OpenAI-shaped dict (opaque provider state is left out)."""
@@ -201,52 +192,11 @@ class LangMessage:
         return f"LangMessage({', '.join(bits)})"
 
 
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-    raise ConfigError(f"message content must be a string or a list of text parts, not {content!r}")
-
-
-def _call_from_dict(raw: Mapping[str, Any]) -> FunctionCall:
-    fn = raw.get("function", raw)
-    call_id, name = raw.get("id"), fn.get("name") if isinstance(fn, Mapping) else None
-    if not call_id or not name:
-        raise ConfigError(f"a tool call needs an 'id' and a function 'name': {dict(raw)!r}")
-    given = fn.get("arguments", {})
-    arguments = _arguments(str(call_id), given)
-    return FunctionCall(
-        id=str(call_id),
-        name=str(name),
-        arguments=arguments,
-        raw_arguments=given
-        if isinstance(given, str)
-        else json.dumps(arguments, separators=(",", ":"), ensure_ascii=False),
-        status="done",
-    )
-
-
-def _arguments(call_id: str, given: Any) -> dict[str, Any]:
-    """A call's arguments (JSON text or an object) as a dict."""
-    value = given
-    if isinstance(given, str):
-        try:
-            value = loads_standard(given) if given.strip() else {}
-        except ValueError as exc:
-            raise ConfigError(f"tool call {call_id!r} has arguments that are not JSON") from exc
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"tool call {call_id!r} has arguments that are not a JSON object")
-    return dict(value)
-
-
 MessageLike = Union[LangMessage, Mapping[str, Any]]
 
 
 class LangMessages(list[LangMessage]):
-    """The conversation as a list of ``LangMessage``; OpenAI-shaped dicts are accepted too.
+    """The conversation as a list of ``LangMessage``; OpenAI and Anthropic dicts are read too.
 
     The ``add_*`` helpers append and return the list itself, so calls chain::
 
@@ -254,11 +204,11 @@ class LangMessages(list[LangMessage]):
     """
 
     def __init__(self, messages: Iterable[MessageLike] = ()) -> None:
-        super().__init__(_to_message(m) for m in messages)
+        super().__init__(m for given in messages for m in _to_messages(given))
 
     def add(self, message: MessageLike) -> LangMessages:
-        """Append a message (a ``LangMessage`` or an OpenAI-shaped dict)."""
-        self.append(_to_message(message))
+        """Append a message (a ``LangMessage``, or an OpenAI- or Anthropic-shaped dict)."""
+        self.extend(_to_messages(message))
         return self
 
     def add_user(self, text: str) -> LangMessages:
@@ -321,9 +271,11 @@ def _portable(message: LangMessage) -> LangMessage:
     )
 
 
-def _to_message(message: MessageLike) -> LangMessage:
+def _to_messages(message: MessageLike) -> list[LangMessage]:
     if isinstance(message, LangMessage):
-        return message
+        return [message]
     if isinstance(message, Mapping):
-        return LangMessage.from_dict(message)
+        from .message_dicts import messages_from_dict
+
+        return messages_from_dict(message)
     raise TypeError(f"expected a LangMessage or a dict, not {type(message).__name__}")

@@ -158,6 +158,10 @@ class LangResult:
         finish_reason: ``stop``, ``tool_calls`` (manual mode), ``length``, ``content_filter``...
         usage: Token counts summed over the run's requests.
         iterations: How many model requests the run made.
+        model: The model the provider says answered the latest request (the model asked
+            for when the provider does not say).
+        truncated: The latest turn was cut off at the output token limit; with calls in it,
+            ``finish_reason`` is ``tool_calls`` and the calls' errors tell the model so.
     """
 
     prompt: str
@@ -167,6 +171,8 @@ class LangResult:
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     iterations: int = 0
+    model: str | None = None
+    truncated: bool = False
     _answer: str = field(default="", init=False, repr=False)
     _thinking: str = field(default="", init=False, repr=False)
     # While a turn streams, ``answer`` and ``thinking`` are read from it: built when read,

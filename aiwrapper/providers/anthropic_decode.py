@@ -18,6 +18,7 @@ from ..events import (
     Event,
     FinishEvent,
     FinishReason,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -163,7 +164,8 @@ class AnthropicStreamDecoder:
 
     def _message_start(self, payload: dict[str, Any]) -> list[Event]:
         self._usage = dict(payload["message"].get("usage") or {})
-        return [self._usage_event()]
+        model = payload["message"].get("model")
+        return [ModelEvent(model), self._usage_event()] if model else [self._usage_event()]
 
     def _block_start(self, payload: dict[str, Any]) -> list[Event]:
         index, raw = int(payload["index"]), dict(payload["content_block"])
@@ -248,8 +250,11 @@ class AnthropicStreamDecoder:
 
     def _message_stop(self, payload: dict[str, Any]) -> list[Event]:
         self._done = True
-        # protocols.md 5.1: calls are detected from content, not from the stop reason.
-        reason = "tool_calls" if self._saw_calls else _STOP_REASONS.get(self._stop_reason or "")
+        # protocols.md 5.1: calls are detected from content, not from the stop reason; a cut
+        # at the limit stays "length" with calls, so their cut-off arguments are explained.
+        reason = _STOP_REASONS.get(self._stop_reason or "")
+        if self._saw_calls and reason != "length":
+            reason = "tool_calls"
         return [FinishEvent(reason or "stop", raw=self._stop_reason)]
 
     def _error(self, payload: dict[str, Any]) -> list[Event]:

@@ -22,6 +22,7 @@ from ..events import (
     Event,
     FinishEvent,
     FinishReason,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -47,15 +48,16 @@ def finish_reason(raw: str, has_calls: bool) -> FinishReason:
     """Map Gemini's ``finishReason`` (protocols.md §6.5).
 
     ``STOP`` is also what Gemini says after function calls, so calls in the turn win over any
-    reason. ``MALFORMED_FUNCTION_CALL``, ``UNEXPECTED_TOOL_CALL``, ``TOO_MANY_TOOL_CALLS``,
-    ``OTHER``, ``LANGUAGE`` and unknown reasons are ``error``.
+    reason but ``MAX_TOKENS``, which stays ``length`` so the cut-off is not lost.
+    ``MALFORMED_FUNCTION_CALL``, ``UNEXPECTED_TOOL_CALL``, ``TOO_MANY_TOOL_CALLS``, ``OTHER``,
+    ``LANGUAGE`` and unknown reasons are ``error``.
     """
+    if raw == "MAX_TOKENS":
+        return "length"
     if has_calls:
         return "tool_calls"
     if raw == "STOP":
         return "stop"
-    if raw == "MAX_TOKENS":
-        return "length"
     if raw in _CONTENT_FILTER or raw.startswith("IMAGE_"):
         return "content_filter"
     return "error"
@@ -101,6 +103,7 @@ class GeminiStreamDecoder:
         self._calls = 0
         self._finish: str | None = None
         self._usage: Any = None  # the last usageMetadata seen
+        self._model: str | None = None
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE event's data (Gemini sends no ``event:`` names)."""
@@ -131,6 +134,9 @@ class GeminiStreamDecoder:
             raise StreamError(f"Gemini sent a chunk that is not a JSON object: {payload!r}")
         if "error" in payload:
             raise error_in_stream(payload)
+        if self._model is None and payload.get("modelVersion"):  # on every chunk: read once
+            self._model = str(payload["modelVersion"])
+            return [ModelEvent(self._model), *self._decode(payload)]
         candidates = payload.get("candidates")
         if candidates:
             events = self._candidate(candidates[0])

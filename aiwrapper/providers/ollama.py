@@ -21,6 +21,7 @@ from .. import errors
 from ..events import (
     Event,
     FinishEvent,
+    ModelEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -483,10 +484,13 @@ class OllamaDecoder:
             UsageEvent(line.get("prompt_eval_count"), line.get("eval_count"), raw=metrics)
         )
         raw_reason = line.get("done_reason")
-        # ``done_reason`` says "stop" even when the model called tools (protocols.md 5.1).
+        # ``done_reason`` says "stop" even when the model called tools (protocols.md 5.1);
+        # "length" is kept with calls, so the cut-off is not lost.
         reason: Literal["tool_calls", "length", "stop"] = (
-            "tool_calls" if self._calls else "length" if raw_reason == "length" else "stop"
+            "length" if raw_reason == "length" else "tool_calls" if self._calls else "stop"
         )
+        if line.get("model"):  # every line names it; read once, from the last
+            events.append(ModelEvent(str(line["model"])))
         events.append(FinishEvent(reason, raw_reason))
         return events
 

@@ -18,6 +18,7 @@ from ..events import (
     Event,
     FinishEvent,
     FinishReason,
+    ModelEvent,
     PartStateEvent,
     TextDelta,
     ThinkingDelta,
@@ -268,6 +269,7 @@ class OpenAIProvider:
             chunk = {
                 "choices": [{"delta": message, "finish_reason": choice.get("finish_reason")}],
                 "usage": body.get("usage"),
+                "model": body.get("model"),
             }
             return decoder.decode_chunk(chunk) + decoder.feed(None, "[DONE]")
         except (LookupError, TypeError, AttributeError, ValueError) as exc:
@@ -328,7 +330,17 @@ class OpenAIStreamDecoder:
     is kept lean: one ``json.loads`` and a few dict lookups for a plain text delta.
     """
 
-    __slots__ = ("_calls", "_done", "_finish", "_ids", "_kept", "_name", "_pending", "_refused")
+    __slots__ = (
+        "_calls",
+        "_done",
+        "_finish",
+        "_ids",
+        "_kept",
+        "_model",
+        "_name",
+        "_pending",
+        "_refused",
+    )
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -339,6 +351,7 @@ class OpenAIStreamDecoder:
         self._finish: str | None = None
         self._refused = False
         self._done = False
+        self._model: str | None = None
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE ``data`` payload (``event`` names are not used on this wire)."""
@@ -363,6 +376,10 @@ class OpenAIStreamDecoder:
         # OpenRouter's docs confirm its mid-generation errors come this way, with an int code.
         if "error" in chunk and chunk["error"] is not None:
             raise stream_error(self._name, chunk["error"])
+        if self._model is None:  # the first chunk names the model that answers
+            self._model = str(chunk.get("model") or "")
+            head: list[Event] = [ModelEvent(self._model)] if self._model else []
+            return head + self.decode_chunk(chunk)
         choices = chunk.get("choices")
         if not choices:  # the include_usage chunk has "choices": []
             if chunk.get("object") == "error":  # vLLM / Mistral error shape
@@ -489,9 +506,11 @@ class OpenAIStreamDecoder:
         return out
 
     def _reason(self) -> FinishReason:
+        reason = _FINISH.get(self._finish or "stop", "stop")
+        if reason == "length":  # kept with calls: their arguments may be cut off
+            return reason
         if self._calls:  # named tool_choice reports "stop" with calls (protocols.md 1.4)
             return "tool_calls"
-        reason = _FINISH.get(self._finish or "stop", "stop")
         if reason == "stop" and self._refused:
             return "content_filter"
         return reason

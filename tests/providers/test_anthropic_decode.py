@@ -12,6 +12,7 @@ from aiwrapper.errors import OverloadedError, RateLimitError, StreamError
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -40,11 +41,16 @@ def stream(name: str, *, chunk: int = 0) -> list[Event]:
             events += decoder.feed(event_name, text)
     for event_name, text in framing.flush():
         events += decoder.feed(event_name, text)
-    return events + decoder.close()
+    return without_model(events + decoder.close())
 
 
 def whole(name: str) -> list[Event]:
-    return PROVIDER.decode_response(json.loads((FIXTURES / name).read_bytes()))
+    return without_model(PROVIDER.decode_response(json.loads((FIXTURES / name).read_bytes())))
+
+
+# The answering model (ModelEvent) is checked in tests/seeds/test_model_and_truncation.py.
+def without_model(events: list[Event]) -> list[Event]:
+    return [e for e in events if not isinstance(e, ModelEvent)]
 
 
 def state(**data: Any) -> ProviderState:
@@ -334,10 +340,13 @@ def test_stop_reasons(reason: str, expected: str) -> None:
 def test_calls_are_detected_from_content_not_the_stop_reason() -> None:
     body = {
         "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}],
-        "stop_reason": "max_tokens",
+        "stop_reason": "end_turn",
         "usage": {"input_tokens": 1, "output_tokens": 1},
     }
-    assert PROVIDER.decode_response(body)[-1] == FinishEvent("tool_calls", raw="max_tokens")
+    assert PROVIDER.decode_response(body)[-1] == FinishEvent("tool_calls", raw="end_turn")
+    # A cut at the limit stays "length" with calls: their arguments may be cut off.
+    cut = {**body, "stop_reason": "max_tokens"}
+    assert PROVIDER.decode_response(cut)[-1] == FinishEvent("length", raw="max_tokens")
 
 
 def test_tool_use_extras_like_caller_are_kept_on_the_call() -> None:

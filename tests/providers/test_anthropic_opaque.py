@@ -14,6 +14,7 @@ from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -62,7 +63,8 @@ def decode(data: bytes, *, chunk: int = 0) -> list[Event]:
             events += decoder.feed(event_name, text)
     for event_name, text in framing.flush():
         events += decoder.feed(event_name, text)
-    return events + decoder.close()
+    # The answering model (ModelEvent) is checked in tests/seeds/test_model_and_truncation.py.
+    return [e for e in events + decoder.close() if not isinstance(e, ModelEvent)]
 
 
 def assemble(events: list[Event]) -> LangMessage:

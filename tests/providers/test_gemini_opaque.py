@@ -10,6 +10,7 @@ from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -62,6 +63,7 @@ def gemini(**data: Any) -> ProviderState:
 
 def test_code_execution_parts_stream_as_opaque_parts_around_the_text() -> None:
     assert stream((FIXTURES / "code_execution.sse").read_bytes()) == [
+        ModelEvent("gemini-2.5-flash"),
         OpaquePartEvent(gemini(part=CODE)),
         OpaquePartEvent(gemini(part=RESULT)),
         OpaquePartEvent(gemini(part=IMAGE)),

@@ -19,6 +19,7 @@ from aiwrapper import errors
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
     TextDelta,
@@ -83,7 +84,8 @@ def decode_bytes(raw: bytes) -> list[Event]:
     events: list[Event] = []
     for name, data in sse_events(raw):
         events += decoder.feed(name, data)
-    return events + decoder.close()
+    # The answering model (ModelEvent) is checked in tests/seeds/test_model_and_truncation.py.
+    return [e for e in events + decoder.close() if not isinstance(e, ModelEvent)]
 
 
 def decode(fixture: str) -> list[Event]:
@@ -156,7 +158,8 @@ def test_decoding_does_not_depend_on_how_bytes_are_split(fixture: str) -> None:
         framer, decoder = SSEDecoder(), GeminiProvider(api_key="k").decode_stream()
         framed = [*framer.feed(raw[:cut]), *framer.feed(raw[cut:]), *framer.flush()]
         events = [e for name, data in framed for e in decoder.feed(name, data)]
-        assert events + decoder.close() == whole, cut
+        events += decoder.close()
+        assert [e for e in events if not isinstance(e, ModelEvent)] == whole, cut
 
 
 def test_parallel_calls_split_across_chunks_keep_ids_and_first_call_signature() -> None:
@@ -238,7 +241,7 @@ def test_error_object_inside_stream_raises_mapped_class() -> None:
     raw = (FIXTURES / "error_in_stream.sse").read_bytes()
     decoder = GeminiProvider(api_key="k").decode_stream()
     (first, second) = sse_events(raw)
-    assert decoder.feed(*first) == [TextDelta("Partial")]
+    assert decoder.feed(*first) == [ModelEvent("gemini-2.5-flash"), TextDelta("Partial")]
     with pytest.raises(errors.OverloadedError, match="The model is overloaded") as info:
         decoder.feed(*second)
     assert info.value.status_code == 503
@@ -334,6 +337,7 @@ def test_finish_reason_mapping(raw: str, reason: str) -> None:
 def test_decode_response_gives_the_same_events_as_streaming() -> None:
     body = json.loads((FIXTURES / "response_calls.json").read_bytes())
     assert GeminiProvider(api_key="k").decode_response(body) == [
+        ModelEvent("gemini-3-pro-preview"),
         ThinkingDelta("Plan: look up both."),
         ToolCallStart(0, "fc_7a", "get_weather"),
         PartStateEvent(gemini("CtMBAb4+9vWHOLE=="), index=0),

@@ -15,6 +15,7 @@ from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -75,7 +76,8 @@ def decode_bytes(
             events += decoder.feed(None, line)
     for line in framing.flush():
         events += decoder.feed(None, line)
-    return events + decoder.close()
+    # The answering model (ModelEvent) is checked in tests/seeds/test_model_and_truncation.py.
+    return [e for e in events + decoder.close() if not isinstance(e, ModelEvent)]
 
 
 def decode(name: str, tool_names: Collection[str] = (), **kwargs: Any) -> list[Event]:
@@ -285,6 +287,7 @@ def test_whole_response_gives_the_same_events_as_a_stream() -> None:
             output_tokens=18,
             raw={**METRICS, "prompt_eval_count": 169, "eval_count": 18},
         ),
+        ModelEvent("qwen3"),
         FinishEvent("tool_calls", "stop"),
     ]
 

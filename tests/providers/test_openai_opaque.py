@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from aiwrapper.assembler import Assembler
-from aiwrapper.events import Event, FinishEvent, OpaquePartEvent, TextDelta, UsageEvent
+from aiwrapper.events import (
+    Event,
+    FinishEvent,
+    ModelEvent,
+    OpaquePartEvent,
+    TextDelta,
+    UsageEvent,
+)
 from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
 from aiwrapper.options import LangOptions
@@ -54,6 +61,7 @@ def replayed(provider: Any, turn: LangMessage) -> Any:
 def test_search_annotations_alone_in_the_last_delta_are_kept_on_the_turn() -> None:
     events = stream((FIXTURES / "search_annotations.sse").read_bytes())
     assert events == [
+        ModelEvent("gpt-4o-search-preview-2025-03-11"),
         TextDelta("It is 4 °C and cloudy in Oslo "),
         TextDelta(ANSWER.removeprefix("It is 4 °C and cloudy in Oslo ")),
         OpaquePartEvent(ProviderState("openai", {"annotations": ANNOTATIONS})),

@@ -12,6 +12,7 @@ from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
     FinishEvent,
+    ModelEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -33,7 +34,8 @@ def decode(name: str, prov: OpenAIProvider) -> list[Event]:
     events: list[Event] = []
     for event, payload in SSEDecoder().feed((FIXTURES / name).read_bytes()):
         events += decoder.feed(event, payload)
-    return events + decoder.close()
+    # The answering model (ModelEvent) is checked in tests/seeds/test_model_and_truncation.py.
+    return [e for e in events + decoder.close() if not isinstance(e, ModelEvent)]
 
 
 def completion(
@@ -77,6 +79,7 @@ def test_parallel_tool_calls_body() -> None:
         usage,
     )
     assert OpenAIProvider(api_key="k").decode_response(body) == [
+        ModelEvent("gpt-4o-mini"),
         ToolCallStart(0, "call_a1", "get_weather"),
         ToolCallDelta(0, '{"city":"Oslo","unit":null}'),
         ToolCallStart(1, "call_b2", "get_weather"),
@@ -94,6 +97,7 @@ def test_text_with_reasoning_and_named_choice_stop() -> None:
         {"role": "assistant", "content": "Sunny.", "reasoning_content": "Look it up."}, "stop"
     )
     assert prov.decode_response(body) == [
+        ModelEvent("gpt-4o-mini"),
         ThinkingDelta("Look it up."),
         TextDelta("Sunny."),
         FinishEvent("stop", "stop"),
@@ -161,6 +165,7 @@ def test_refusal_body_is_text_and_content_filter() -> None:
         {"role": "assistant", "content": None, "refusal": "I can't help with that."}, "stop"
     )
     assert OpenAIProvider(api_key="k").decode_response(body) == [
+        ModelEvent("gpt-4o-mini"),
         TextDelta("I can't help with that."),
         FinishEvent("content_filter", "stop"),
     ]
@@ -169,6 +174,7 @@ def test_refusal_body_is_text_and_content_filter() -> None:
 def test_body_with_a_null_error_key_decodes() -> None:
     body = {**completion({"role": "assistant", "content": "Hi"}, "stop"), "error": None}
     assert OpenAIProvider(api_key="k").decode_response(body) == [
+        ModelEvent("gpt-4o-mini"),
         TextDelta("Hi"),
         FinishEvent("stop", "stop"),
     ]
@@ -190,9 +196,10 @@ def test_text_with_calls_and_length_cut_in_one_body() -> None:
         "length",
     )
     assert OpenAIProvider(api_key="k").decode_response(body) == [
+        ModelEvent("gpt-4o-mini"),
         TextDelta("Writing it."),
         ToolCallStart(0, "call_t1", "write_note"),
         ToolCallDelta(0, '{"text":"Dea'),
         ToolCallEnd(0),
-        FinishEvent("tool_calls", "length"),
+        FinishEvent("length", "length"),  # kept with the call: its arguments may be cut off
     ]
