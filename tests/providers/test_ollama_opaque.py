@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from aiwrapper.assembler import Assembler
-from aiwrapper.events import Event, FinishEvent, OpaquePartEvent, TextDelta, UsageEvent
+from aiwrapper.events import (
+    Event,
+    FinishEvent,
+    ModelEvent,
+    OpaquePartEvent,
+    TextDelta,
+    UsageEvent,
+)
 from aiwrapper.framing import NDJSONDecoder
 from aiwrapper.messages import LangMessage, ProviderState
 from aiwrapper.options import LangOptions
@@ -55,6 +62,7 @@ def test_unread_message_fields_are_gathered_over_the_lines(size: int | None) -> 
         TextDelta("a cat."),
         OpaquePartEvent(ProviderState("ollama", {"message": KEPT})),
         UsageEvent(input_tokens=21, output_tokens=7, raw=metrics),
+        ModelEvent("gemma3-img"),
         FinishEvent("stop", "stop"),
     ]
 
