@@ -13,6 +13,7 @@ by a resumable parser (``partial_json.py``) that never goes back over what it al
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -182,8 +183,11 @@ class Assembler:
         # With the part's reference dropped, ``text`` is usually held only here (unless a
         # reader kept it), so the interpreter extends it in place instead of copying it all:
         # reading the answer after every delta stays linear in total.
-        text += chunks[0] if len(chunks) == 1 else "".join(chunks)
+        added = chunks[0] if len(chunks) == 1 else "".join(chunks)
+        text += added
         chunks.clear()
+        if _SURROGATE.search(added):  # rare: an emoji escaped as two halves in two deltas
+            text = text[: -len(added) - 1] + _paired(text[-len(added) - 1 :])
         part.text = text
 
     def _set_state(self, event: PartStateEvent) -> None:
@@ -291,6 +295,18 @@ class Assembler:
 
 def _count(new: int | None, old: int) -> int:
     return old if new is None else new
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _paired(text: str) -> str:
+    """``text`` with each high and low surrogate pair made one character (lone ones stay).
+
+    JSON escapes a character outside the BMP as two ``\\uXXXX`` halves; a server that splits
+    them over two deltas leaves each half alone in its string, and they meet only here.
+    """
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _given_arguments(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
