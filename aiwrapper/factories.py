@@ -57,12 +57,18 @@ class Factories:
         max_retries: int,
         http_client: httpx.AsyncClient | None,
         options: OptionsLike,
+        max_connections: int | None = None,
     ) -> Lang:
         """A ``Lang`` on ``provider`` over a new transport (the arguments every factory takes)."""
         from .http import HttpTransport
         from .providers.http_model import HttpModel
 
-        transport = HttpTransport(timeout=timeout, max_retries=max_retries, http_client=http_client)
+        transport = HttpTransport(
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=http_client,
+            max_connections=max_connections,
+        )
         return cls(HttpModel(provider, transport, model=model), options=options)  # type: ignore[return-value, call-arg]
 
     @classmethod
@@ -77,6 +83,7 @@ class Factories:
         timeout: float | None = 60.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         options: OptionsLike = None,
     ) -> Lang:
         """OpenAI Chat Completions (key from ``OPENAI_API_KEY``)."""
@@ -95,7 +102,9 @@ class Factories:
             organization=organization,
             project=project,
         )
-        return cls._http(provider, model, timeout, max_retries, http_client, options)
+        return cls._http(
+            provider, model, timeout, max_retries, http_client, options, max_connections
+        )
 
     @classmethod
     def openai_compatible(
@@ -108,6 +117,7 @@ class Factories:
         timeout: float | None = 60.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         options: OptionsLike = None,
     ) -> Lang:
         """Any OpenAI-compatible server, by base URL or by ``preset`` name.
@@ -127,7 +137,9 @@ class Factories:
             base_url = base_url or _preset_url(preset, preset_url)
             key = _key(api_key, env_var) if env_var else _stripped(api_key) or None
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
-        return cls._http(provider, model, timeout, max_retries, http_client, options)
+        return cls._http(
+            provider, model, timeout, max_retries, http_client, options, max_connections
+        )
 
     @classmethod
     def anthropic(
@@ -139,6 +151,7 @@ class Factories:
         timeout: float | None = 60.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -150,7 +163,9 @@ class Factories:
             base_url=base_url or "https://api.anthropic.com",
             **provider_options,
         )
-        return cls._http(provider, model, timeout, max_retries, http_client, options)
+        return cls._http(
+            provider, model, timeout, max_retries, http_client, options, max_connections
+        )
 
     @classmethod
     def gemini(
@@ -163,6 +178,7 @@ class Factories:
         timeout: float | None = 60.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -179,7 +195,9 @@ class Factories:
             vertex=vertex,
             **provider_options,
         )
-        return cls._http(provider, model, timeout, max_retries, http_client, options)
+        return cls._http(
+            provider, model, timeout, max_retries, http_client, options, max_connections
+        )
 
     @classmethod
     def ollama(
@@ -191,6 +209,7 @@ class Factories:
         timeout: float | None = 300.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -202,7 +221,9 @@ class Factories:
             api_key=_key(api_key, "OLLAMA_API_KEY", required=False),
             **provider_options,
         )
-        return cls._http(provider, model, timeout, max_retries, http_client, options)
+        return cls._http(
+            provider, model, timeout, max_retries, http_client, options, max_connections
+        )
 
     @classmethod
     def scripted(cls, turns: TurnSource, *, options: OptionsLike = None) -> Lang:

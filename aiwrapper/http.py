@@ -44,9 +44,12 @@ OnError = Callable[[int, bytes, Mapping[str, str]], errors.ProviderError]
 
 _CONNECT_TIMEOUT = 10.0
 _MAX_RETRY_AFTER = 60.0
-# A model call holds its connection for seconds to minutes, so idle connections are kept a
-# while (the vendors' servers keep them 60 s or more) and the pool is capped.
-_LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=16, keepalive_expiry=30.0)
+# A model call holds its connection for seconds to minutes, so a service running many runs at
+# once needs many connections: the default serves a few hundred concurrent streams. Idle ones
+# are kept a while (the vendors' servers keep them 60 s or more), a few dozen at most.
+MAX_CONNECTIONS = 512
+_MAX_IDLE = 64
+_KEEPALIVE_EXPIRY = 30.0
 # Failures where the server did not take the request (refused, reset, a stale keep-alive
 # connection closed under us): resending is safe, and the vendor SDKs do it.
 _RETRY_EXCEPTIONS = (
@@ -68,8 +71,13 @@ class HttpTransport:
     """Sends provider calls over HTTP/1.1 keep-alive with retries, and streams bodies.
 
     Args:
-        timeout: Seconds to wait for the server (read, write and pool), or a full
-            ``httpx.Timeout``; ``None`` waits forever. Connecting is capped at 10 s.
+        timeout: Seconds to wait for the server (each read and write), or a full
+            ``httpx.Timeout``; ``None`` waits forever. Connecting is capped at 10 s. Waiting
+            for a free connection when all ``max_connections`` are busy is not limited by it
+            (those connections are busy with streams that may rightly take minutes); the run's
+            ``timeout`` option bounds a whole run.
+        max_connections: Connections open at once to all servers (owned clients only; a
+            borrowed client keeps its own limits). Runs beyond it wait for a free one.
         max_retries: Retries after the first attempt, for retryable statuses and failures to
             connect.
         http_client: An ``httpx.AsyncClient`` to borrow. It is used as is (its own timeout,
@@ -86,11 +94,13 @@ class HttpTransport:
         timeout: float | httpx.Timeout | None = 60.0,
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
+        max_connections: int | None = None,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 8.0,
     ) -> None:
         if max_retries < 0:
             raise errors.ConfigError(f"max_retries must be >= 0, got {max_retries}")
+        self._limits = _limits(max_connections, borrowing=http_client is not None)
         self.timeout = _normal_timeout(timeout)
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
@@ -188,7 +198,7 @@ class HttpTransport:
         if client is None or client.is_closed or (secure and not verifies):
             self._forget_closed_loops()
             client = httpx.AsyncClient(
-                timeout=self.timeout, limits=_LIMITS, verify=self._verify(secure)
+                timeout=self.timeout, limits=self._limits, verify=self._verify(secure)
             )
             self._clients[key] = (client, secure)
         return client
@@ -307,7 +317,27 @@ def _normal_timeout(timeout: float | httpx.Timeout | None) -> httpx.Timeout:
     if isinstance(timeout, httpx.Timeout):
         return timeout
     connect = _CONNECT_TIMEOUT if timeout is None else min(timeout, _CONNECT_TIMEOUT)
-    return httpx.Timeout(timeout, connect=connect)
+    # pool=None: a run waiting for a connection is not failing, other runs are using them.
+    return httpx.Timeout(timeout, connect=connect, pool=None)
+
+
+def _limits(max_connections: int | None, *, borrowing: bool) -> httpx.Limits:
+    if max_connections is not None:
+        if borrowing:
+            raise errors.ConfigError(
+                "max_connections applies to the SDK's own client; a borrowed http_client "
+                "keeps its own limits (httpx.AsyncClient(limits=httpx.Limits(...)))"
+            )
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int):
+            raise errors.ConfigError(f"max_connections must be an int, not {max_connections!r}")
+        if max_connections < 1:
+            raise errors.ConfigError(f"max_connections must be >= 1, got {max_connections}")
+    size = MAX_CONNECTIONS if max_connections is None else max_connections
+    return httpx.Limits(
+        max_connections=size,
+        max_keepalive_connections=min(size, _MAX_IDLE),
+        keepalive_expiry=_KEEPALIVE_EXPIRY,
+    )
 
 
 def _loop_key() -> object:

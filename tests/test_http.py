@@ -426,7 +426,7 @@ async def test_owned_client_is_reused_within_a_loop_and_closed_by_aclose() -> No
     transport = HttpTransport()
     first = transport._client()
     assert transport._client() is first
-    assert first.timeout == httpx.Timeout(60.0, connect=10.0)
+    assert first.timeout == httpx.Timeout(60.0, connect=10.0, pool=None)
     await transport.aclose()
     assert first.is_closed
     second = transport._client()
@@ -462,8 +462,8 @@ def test_each_event_loop_gets_its_own_client() -> None:
 @pytest.mark.parametrize(
     ("timeout", "expected"),
     [
-        (30.0, httpx.Timeout(30.0, connect=10.0)),
-        (2.0, httpx.Timeout(2.0)),
+        (30.0, httpx.Timeout(30.0, connect=10.0, pool=None)),
+        (2.0, httpx.Timeout(2.0, pool=None)),
         (None, httpx.Timeout(None, connect=10.0)),
         (httpx.Timeout(5.0, read=99.0), httpx.Timeout(5.0, read=99.0)),
     ],

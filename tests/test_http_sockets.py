@@ -553,3 +553,83 @@ async def test_leaving_a_real_stream_early_drops_its_connection_cleanly() -> Non
             gc.collect()  # a generator left unfinished would now warn (an error under pytest)
             assert await read_all(transport, call(server.url, stream=True)) == [b"data: 1\n\n"]
         assert server.accepted == 2  # the abandoned connection was not put back in the pool
+
+
+# --- the connection pool --------------------------------------------------------------------
+
+
+def slow_stream(server: SocketServer, conn: socket.socket) -> None:
+    """Each request streams four events 0.1 s apart, on keep-alive connections."""
+    while server.read_request(conn) is not None:
+        with server.lock:
+            server.busy += 1
+            server.most_busy = max(server.most_busy, server.busy)
+        conn.sendall(SSE_HEAD)
+        for i in range(4):
+            time.sleep(0.1)
+            conn.sendall(b"%x\r\n%s\r\n" % (len(b"data: %d\n\n" % i), b"data: %d\n\n" % i))
+        with server.lock:
+            server.busy -= 1
+        conn.sendall(b"0\r\n\r\n")
+
+
+@contextmanager
+def serving_slow_streams() -> Iterator[SocketServer]:
+    with serving(slow_stream) as server:
+        server.lock, server.busy, server.most_busy = threading.Lock(), 0, 0  # type: ignore[attr-defined]
+        yield server
+
+
+async def test_waiting_for_a_pooled_connection_does_not_count_against_the_timeout() -> None:
+    # Six 0.4 s streams over two connections: the last ones wait 0.8 s for a connection,
+    # far past the 0.3 s timeout, which each read (0.1 s apart) keeps to.
+    with serving_slow_streams() as server:
+        async with HttpTransport(timeout=0.3, max_connections=2, max_retries=0) as transport:
+            bodies: list[list[SSEEvent]] = []
+
+            async def one() -> None:
+                bodies.append(await read_events(transport, server.url))
+
+            async with anyio.create_task_group() as tg:
+                for _ in range(6):
+                    tg.start_soon(one)
+        assert bodies == [[(None, str(i)) for i in range(4)]] * 6
+        assert (server.accepted, server.most_busy) == (2, 2)  # type: ignore[attr-defined]
+
+
+async def test_max_connections_of_a_factory_caps_the_connections_of_its_runs() -> None:
+    from aiwrapper import Lang
+
+    body = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+    answer = SSE_HEAD + chunked(body, b"data: [DONE]\n\n")
+    with serving(serve_forever(answer)) as server:
+        base_url = server.url.removesuffix("/chat")
+        async with Lang.openai(api_key="k", base_url=base_url, max_connections=3) as lang:
+            assert lang.model.transport._limits.max_connections == 3  # type: ignore[attr-defined]
+            async with anyio.create_task_group() as tg:
+                for _ in range(8):
+                    tg.start_soon(lang.ask, "hi")
+        assert 1 <= server.accepted <= 3
+
+
+@pytest.mark.parametrize(
+    ("value", "borrowed", "message"),
+    [
+        (0, False, "max_connections must be >= 1"),
+        (2.5, False, "must be an int"),
+        (True, False, "must be an int"),
+        (8, True, "a borrowed http_client keeps its own limits"),
+    ],
+)
+async def test_a_bad_max_connections_is_a_config_error(
+    value: Any, borrowed: bool, message: str
+) -> None:
+    async with httpx.AsyncClient() as client:
+        with pytest.raises(errors.ConfigError, match=message):
+            HttpTransport(max_connections=value, http_client=client if borrowed else None)
+
+
+def test_the_default_pool_serves_hundreds_of_runs_and_waits_for_a_connection() -> None:
+    transport = HttpTransport(timeout=3)
+    assert transport._limits.max_connections >= 500
+    assert (transport.timeout.read, transport.timeout.pool) == (3, None)
