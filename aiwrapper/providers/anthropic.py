@@ -335,5 +335,8 @@ def _block(part: Part) -> dict[str, Any] | None:
         block.update((data or {}).get("extra", {}))  # e.g. "caller" (programmatic tool calling)
         return block
     if isinstance(part, OpaquePart):
-        return dict(data["block"]) if data and isinstance(data.get("block"), dict) else None
+        kept = data.get("block") if data else None
+        if not isinstance(kept, dict) or not isinstance(kept.get("type"), str):
+            return None  # a block without a type (one that could not be read) is rejected
+        return dict(kept)
     return None

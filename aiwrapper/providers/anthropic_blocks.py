@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["Block", "finish_opaque", "fold_opaque"]
+__all__ = ["Block", "finish_opaque", "fold_opaque", "unreadable_block"]
 
 # What a delta of an unexpected shape raises while it is folded.
 _UNFOLDABLE = (KeyError, TypeError, ValueError, AttributeError)
@@ -33,6 +33,13 @@ class Block:
         citations = raw.get("citations") if kind == "text" else None
         self.citations: list[Any] = list(citations or [])
         self.problem: str | None = None  # why an opaque block could not be read whole
+
+
+def unreadable_block(value: Any) -> Block:
+    """A block that is not even an object: kept empty (so never replayed), ``value`` named."""
+    block = Block("opaque", {})
+    block.problem = f"the block is not an object: {value!r:.200}"
+    return block
 
 
 def fold_opaque(block: Block, delta: Any) -> None:

@@ -29,7 +29,7 @@ from ..events import (
     UsageEvent,
 )
 from ..messages import ProviderState
-from .anthropic_blocks import Block, finish_opaque, fold_opaque
+from .anthropic_blocks import Block, finish_opaque, fold_opaque, unreadable_block
 
 __all__ = ["NAME", "AnthropicStreamDecoder"]
 
@@ -168,7 +168,11 @@ class AnthropicStreamDecoder:
         return [ModelEvent(model), self._usage_event()] if model else [self._usage_event()]
 
     def _block_start(self, payload: dict[str, Any]) -> list[Event]:
-        index, raw = int(payload["index"]), dict(payload["content_block"])
+        index, raw = int(payload["index"]), payload["content_block"]
+        if raw.__class__ is not dict:  # not even an object: named on its part, the turn goes on
+            self._blocks[index] = unreadable_block(raw)
+            return []
+        raw = dict(raw)
         kind = raw.get("type")
         kind = kind if kind in ("text", "thinking", "tool_use") else "opaque"
         block = self._blocks[index] = Block(kind, raw)
@@ -229,12 +233,7 @@ class AnthropicStreamDecoder:
             events: list[Event] = [] if block.opened else [TextDelta("", new_part=True)]
             return [*events, PartStateEvent(_state({"citations": block.citations}))]
         if block.kind == "opaque":
-            finish_opaque(block)
-            kind: Literal["thinking", "raw"] = (
-                "thinking" if block.raw.get("type") == "redacted_thinking" else "raw"
-            )
-            state = _state({"block": block.raw})
-            return [OpaquePartEvent(state, kind=kind, problem=block.problem)]
+            return [_opaque_event(block)]
         return []
 
     def _message_delta(self, payload: dict[str, Any]) -> list[Event]:
@@ -250,12 +249,17 @@ class AnthropicStreamDecoder:
 
     def _message_stop(self, payload: dict[str, Any]) -> list[Event]:
         self._done = True
+        events: list[Event] = []
+        for block in self._blocks.values():  # a block kept whole is kept even if never stopped
+            if block.kind == "opaque":
+                block.problem = block.problem or "the stream ended before the block stopped"
+                events.append(_opaque_event(block))
         # protocols.md 5.1: calls are detected from content, not from the stop reason; a cut
         # at the limit stays "length" with calls, so their cut-off arguments are explained.
         reason = _STOP_REASONS.get(self._stop_reason or "")
         if self._saw_calls and reason != "length":
             reason = "tool_calls"
-        return [FinishEvent(reason or "stop", raw=self._stop_reason)]
+        return [*events, FinishEvent(reason or "stop", raw=self._stop_reason)]
 
     def _error(self, payload: dict[str, Any]) -> list[Event]:
         detail = payload.get("error") or {}
@@ -288,3 +292,11 @@ class AnthropicStreamDecoder:
             reasoning_tokens=details.get("thinking_tokens"),
             raw=dict(usage),
         )
+
+
+def _opaque_event(block: Block) -> OpaquePartEvent:
+    finish_opaque(block)
+    kind: Literal["thinking", "raw"] = (
+        "thinking" if block.raw.get("type") == "redacted_thinking" else "raw"
+    )
+    return OpaquePartEvent(_state({"block": block.raw}), kind=kind, problem=block.problem)

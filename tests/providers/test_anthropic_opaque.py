@@ -301,8 +301,40 @@ def test_unknown_blocks_fold_every_known_delta_kind_into_the_block() -> None:
     }
 
 
-def test_a_block_without_a_type_is_kept_whole_and_odd_citations_do_not_matter() -> None:
+def test_a_block_without_a_type_is_kept_whole_but_not_replayed() -> None:
     start = {"citations": 7, "payload": {"k": "v"}}
     turn = assemble(decode(message(*block(1, start))))
     assert_text_and_call_intact(turn)
     assert [p.state.data for p in opaque_parts(turn)] == [{"block": start}]
+    assert [b["type"] for b in replayed(turn)] == ["text", "tool_use"]
+
+
+def test_a_block_that_is_not_an_object_is_named_on_its_part_streamed_or_whole() -> None:
+    streamed = assemble(decode(message(*block(1, "oops", {"type": "text_delta", "text": "x"}))))
+    body = {
+        "content": [
+            {"type": "text", "text": "Before."},
+            "oops",
+            {**TOOL_USE, "input": {"city": "Oslo"}},
+        ],
+        "stop_reason": "tool_use",
+    }
+    whole = assemble(PROVIDER.decode_response(body))
+    for turn in (streamed, whole):
+        assert_text_and_call_intact(turn)
+        (part,) = opaque_parts(turn)
+        assert part.problem == "the block is not an object: 'oops'"
+        assert [b["type"] for b in replayed(turn)] == ["text", "tool_use"]
+
+
+def test_a_kept_block_the_stream_never_stopped_is_still_kept() -> None:
+    start = {**SERVER_TOOL_USE, "input": {}}
+    unstopped = [
+        {"type": "content_block_start", "index": 1, "content_block": start},
+        delta(1, {"type": "input_json_delta", "partial_json": '{"q": "x"}'}),
+    ]
+    turn = assemble(decode(message(*unstopped)))
+    assert_text_and_call_intact(turn)
+    (part,) = opaque_parts(turn)
+    assert part.state.data == {"block": {**SERVER_TOOL_USE, "input": {"q": "x"}}}
+    assert part.problem == "the stream ended before the block stopped"
