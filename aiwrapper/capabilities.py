@@ -17,13 +17,19 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .modelrules import rules_for
 from .models import CapabilityWarning, ModelInfo, model_info, models_with
 
 if TYPE_CHECKING:
     from .options import LangOptions
     from .result import RequestUsage
+    from .tools.nodes import Schema
 
-__all__ = ["check_options", "request_cost", "warn_once"]
+__all__ = ["check_options", "native_output", "request_cost", "warn_once"]
+
+# Providers whose structured-output mode is used only for models known to have it: every
+# Claude model takes the fallback's forced tool, but only some take output_config.format.
+_NATIVE_WHEN_KNOWN = ("anthropic",)
 
 _NOUNS = {
     "tool_call": "function calling",
@@ -83,6 +89,26 @@ def check_options(
         warn_once(info, "reasoning", "the thinking option is not sent")
         options = dataclasses.replace(options, thinking=None)
     return options
+
+
+def native_output(provider: str, model: str, schema: Schema, *, has_tools: bool) -> bool:
+    """Whether to ask ``model`` for structured output natively (else through a final tool).
+
+    A model known to lack it warns once and gets the fallback; so does a model that cannot
+    combine it with function declarations when tools are sent (Gemini 2.x).
+    """
+    info = model_info(provider, model)
+    if info is not None and info.structured_output is False:
+        warn_once(info, "structured_output", "the answer is asked for through a final tool call")
+        return False
+    if has_tools and rules_for(provider, model).get("output_with_tools") is False:
+        return False
+    if provider in _NATIVE_WHEN_KNOWN:
+        from .providers.anthropic_models import output_schema_supported
+
+        known = info is not None and info.structured_output is True
+        return known and output_schema_supported(schema)
+    return True
 
 
 def request_cost(info: ModelInfo | None, usage: RequestUsage) -> float | None:

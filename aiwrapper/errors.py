@@ -19,6 +19,7 @@ them and no httpx, json or anyio exception reaches the user unwrapped::
     ├── RequestTimeoutError         the provider did not answer in time
     ├── StreamError                 a stream that breaks or cannot be decoded
     ├── MaxIterationsError          the run hit ``max_iterations`` (carries the partial result)
+    ├── OutputValidationError       the final answer does not fit ``output_type`` (carries it)
     └── RunTimeoutError             the run hit its ``timeout`` (carries the partial result)
 """
 
@@ -37,6 +38,7 @@ __all__ = [
     "ConnectionError",
     "MaxIterationsError",
     "NotFoundError",
+    "OutputValidationError",
     "OverloadedError",
     "PermissionDeniedError",
     "ProviderError",
@@ -160,6 +162,19 @@ class _RunError(AIWrapperError):
 
 class MaxIterationsError(_RunError):
     """Raised when a run makes ``max_iterations`` requests without a final answer."""
+
+
+class OutputValidationError(_RunError):
+    """Raised when the final answer still does not fit ``output_type`` after the repair rounds.
+
+    ``errors`` lists every problem as ``{"path": <JSON pointer>, "message": ...}``, as
+    ``ToolArgumentsError`` does; ``result`` holds the run with the answer as the model gave it.
+    """
+
+    def __init__(self, errors: list[dict[str, str]], result: LangResult) -> None:
+        self.errors = errors
+        lines = [f"{e['path'] or '/'}: {e['message']}" for e in errors]
+        super().__init__("the answer does not fit output_type: " + "; ".join(lines), result)
 
 
 class RunTimeoutError(_RunError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import anyio.to_thread
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Lang"]
 
 MessagesLike = Iterable["LangMessage | Mapping[str, Any]"]
+OutputT = TypeVar("OutputT")
 
 
 class Lang(Factories):
@@ -64,23 +65,90 @@ class Lang(Factories):
             raise AttributeError("only Lang.scripted(...) records its requests")
         return requests  # type: ignore[no-any-return]
 
-    async def ask(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
+    # Each entry point is overloaded so that ``output_type=Weather`` types the result as
+    # ``LangResult[Weather]`` (``result.output: Weather``) for mypy and pyright; without it, or
+    # with a type form that is not a class (a ``Literal``), ``output`` is ``Any``.
+    @overload
+    async def ask(
+        self,
+        prompt: str,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Any,
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    async def ask(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]: ...
+
+    async def ask(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
         """Ask ``prompt`` as a new conversation; tools run until the model answers."""
         return await self._start(prompt, options, overrides).run()
 
+    @overload
+    async def chat(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Any,
+    ) -> LangResult[OutputT]: ...
+
+    @overload
     async def chat(
         self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
-    ) -> LangResult:
+    ) -> LangResult[Any]: ...
+
+    async def chat(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
         """Continue a conversation (``result.messages`` or a list of message dicts)."""
         return await self._start(messages, options, overrides).run()
 
-    def ask_sync(self, prompt: str, options: OptionsLike = None, **overrides: Any) -> LangResult:
+    @overload
+    def ask_sync(
+        self,
+        prompt: str,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Any,
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    def ask_sync(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]: ...
+
+    def ask_sync(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
         """``ask`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.ask(prompt, options, **overrides))
 
+    @overload
+    def chat_sync(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Any,
+    ) -> LangResult[OutputT]: ...
+
+    @overload
     def chat_sync(
         self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
-    ) -> LangResult:
+    ) -> LangResult[Any]: ...
+
+    def chat_sync(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
         """``chat`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.chat(messages, options, **overrides))
 
@@ -117,6 +185,7 @@ class Lang(Factories):
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
         tools = to_tools([self._wrap(f) for f in merged.functions or ()])
+        result: LangResult[Any]
         if isinstance(prompt, str):
             result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
         else:

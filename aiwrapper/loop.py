@@ -25,6 +25,7 @@ from .models import model_info
 from .options import LangOptions
 from .providers.base import Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
+from .structured import OutputPlan
 from .tools import Tool
 from .watch import WATCHED, Watchers
 
@@ -41,11 +42,14 @@ class Run:
         _check_answered(result.messages)
         _check_orphans(result.messages)
         options = check_options(model.name, options.model or model.model, options, tools)
+        self.output = OutputPlan.for_run(model.name, options.model or model.model, options, tools)
         self.model = model
         self.options = options
         self.tools = tools
         self.result = result
         self.watch = Watchers(result, options.on_result, options.on_event)
+        if self.output is not None:
+            self.watch.hidden = self.output.hides
         self.executor = CallExecutor(tools, options, result, self._notify)
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
@@ -85,10 +89,12 @@ class Run:
                     self.result,
                 )
             turn = await self._request(options)
-            calls = turn.tool_calls
+            calls = turn.tool_calls if self.output is None else self.output.take_answer(self.result)
             if not calls and turn.finish_reason == "pause":
                 continue  # a paused server-tool turn: resend as is to let it go on (Anthropic)
             if not calls or not options.auto_execute:
+                if not calls and self._repair_asked():
+                    continue
                 await self._finish(calls)
                 return
             results = await self.executor.run_turn(calls, truncated=turn.truncated)
@@ -108,10 +114,13 @@ class Run:
         self._turn = assembler
         result._stream_turn(assembler)  # answer and thinking read from the turn, when read
         self._published = 0
+        tools = self.tools
+        if self.output is not None:  # the fallback's final tool, or the native output option
+            tools, options = self.output.request(tools, options)
         request = ProviderRequest(
             model=options.model or self.model.model,
             messages=result.messages,
-            tools=self.tools,
+            tools=tools,
             options=options,
             stream=bool(options.stream),
         )
@@ -170,9 +179,22 @@ class Run:
         """
         new_calls = assembler.started[self._published :]
         if new_calls:
-            self.result.function_calls.extend(new_calls)
             self._published += len(new_calls)
+            if self.output is not None:  # the fallback's answer is never shown as a call
+                new_calls = [c for c in new_calls if not self.output.hides(c)]
+            self.result.function_calls.extend(new_calls)
         return new_calls
+
+    def _repair_asked(self) -> bool:
+        """Check the final answer against ``output_type``; True when a repair round is due."""
+        if self.output is None:
+            self.result.output = self.result.answer
+            return False
+        repair = self.output.check(self.result)
+        if repair is None:
+            return False
+        self.result.messages.append(repair)
+        return True
 
     async def _finish(self, calls: Sequence[object]) -> None:
         self.result.finished = True

@@ -64,6 +64,11 @@ class LangOptions:
             provider's own shape, sent beside the declared functions.
         extra_body: Keys added to the request body (never replacing a key the SDK sets).
         extra_headers: Headers added to the request.
+        output_type: The type of the final answer (a dataclass, TypedDict, NamedTuple,
+            pydantic model, Enum, Literal, ``list[...]`` or a primitive): asked for in that
+            shape and validated into ``result.output``. ``str`` is a plain text answer.
+        output_retries: Repair rounds for an answer that does not fit ``output_type``
+            (default 1; they count toward ``max_iterations``).
     """
 
     on_result: ResultCallback | None = None
@@ -93,9 +98,12 @@ class LangOptions:
     native_tools: Sequence[Mapping[str, Any]] | None = None
     extra_body: Mapping[str, Any] | None = None
     extra_headers: Mapping[str, str] | None = None
+    output_type: Any = None
+    output_retries: int | None = None
 
 
 DEFAULTS = LangOptions(
+    output_retries=1,
     parallel=True,
     max_iterations=10,
     tool_errors="return",
@@ -156,6 +164,9 @@ def _problem(o: LangOptions) -> str | None:
         value = getattr(o, name)
         if value is not None and (not _is_int(value) or value < 1):
             return f"{name} must be an int of at least 1, not {value!r}"
+    retries = o.output_retries
+    if retries is not None and (not _is_int(retries) or retries < 0):
+        return f"output_retries must be an int of at least 0, not {retries!r}"
     for name in ("timeout", "tool_timeout"):
         value = getattr(o, name)
         if value is not None and (not _is_number(value) or not value > 0):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
+
+from typing_extensions import TypeVar
 
 from .jsontext import is_json_object
 
@@ -144,8 +146,12 @@ class _TurnText(Protocol):
     def thinking(self) -> str: ...
 
 
+# The type of ``output``: the ``output_type`` asked for (``Any`` when the call does not say).
+OutputT = TypeVar("OutputT", default=Any)
+
+
 @dataclass(slots=True, eq=False)
-class LangResult:
+class LangResult(Generic[OutputT]):
     """The outcome of ``ask``/``chat``; ``on_result`` receives this same object as it grows.
 
     Attributes:
@@ -162,6 +168,8 @@ class LangResult:
             for when the provider does not say).
         truncated: The latest turn was cut off at the output token limit; with calls in it,
             ``finish_reason`` is ``tool_calls`` and the calls' errors tell the model so.
+        output: The final answer as the ``output_type`` asked for, validated (``None`` until
+            the run ends; the answer text when no ``output_type`` was given).
     """
 
     prompt: str
@@ -173,6 +181,7 @@ class LangResult:
     iterations: int = 0
     model: str | None = None
     truncated: bool = False
+    output: OutputT = field(default=None, init=False)  # type: ignore[assignment]
     _answer: str = field(default="", init=False, repr=False)
     _thinking: str = field(default="", init=False, repr=False)
     # While a turn streams, ``answer`` and ``thinking`` are read from it: built when read,

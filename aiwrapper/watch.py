@@ -63,6 +63,8 @@ class Watchers:
         self.active = on_result is not None or on_event is not None
         self._ready: set[int] = set()  # id() of calls reported ready
         self._finished: set[int] = set()  # id() of calls reported finished
+        # Set by the run: calls never reported (the structured-output fallback's answer).
+        self.hidden: Callable[[FunctionCall], bool] = _nothing_hidden
 
     async def emit(self, event: runevents.RunEvent) -> None:
         """Hand ``event`` to ``on_event``."""
@@ -86,7 +88,9 @@ class Watchers:
             for call in new_calls:
                 await self.emit(runevents.CallStarted(call, result))
             public = _public(event, assembler, result)
-            if public is not None:
+            if isinstance(public, runevents.CallArgumentsDelta) and self.hidden(public.call):
+                pass
+            elif public is not None:
                 await self.emit(public)
             elif isinstance(event, events.ToolCallEnd) and event.index in assembler.calls:
                 await self.ready(assembler.calls[event.index].call)
@@ -94,7 +98,7 @@ class Watchers:
 
     async def ready(self, call: FunctionCall) -> None:
         """``call``'s arguments are complete (reported once per call)."""
-        if id(call) not in self._ready:
+        if id(call) not in self._ready and not self.hidden(call):
             self._ready.add(id(call))
             await self.emit(runevents.CallReady(call, self.result))
 
@@ -126,6 +130,10 @@ class Watchers:
         if self.on_event is not None and id(call) not in self._finished:
             self._finished.add(id(call))
             await self.emit(runevents.CallFinished(call, self.result))
+
+
+def _nothing_hidden(call: FunctionCall) -> bool:
+    return False
 
 
 def _public(

@@ -44,6 +44,7 @@ from ..messages import (
 )
 from ..models import model_info
 from ..options import LangOptions
+from ..output import output_spec
 from .anthropic_decode import NAME, AnthropicStreamDecoder
 from .anthropic_models import (
     check_thinking_turn,
@@ -133,6 +134,10 @@ class AnthropicProvider:
             body["tool_choice"] = choice
         body.update(encode_sampling(options, family, request.model, thinking_on=thinking_on))
         body.update(thinking)
+        output = output_spec(options.output_type)
+        if output is not None:  # beside a thinking effort, in the same output_config
+            output_config = body.setdefault("output_config", {})
+            output_config["format"] = {"type": "json_schema", "schema": output.schema}
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)

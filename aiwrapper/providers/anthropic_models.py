@@ -261,3 +261,71 @@ def check_thinking_turn(messages: Sequence[dict[str, Any]], own_ids: set[str]) -
 
 def _has_block(message: dict[str, Any], kind: str) -> bool:
     return message["role"] == "user" and any(b.get("type") == kind for b in message["content"])
+
+
+# Anthropic's structured outputs take a JSON Schema subset (protocols.md 2.2, "Strict tools"):
+# no numeric or length constraints, no recursion, additionalProperties only false, minItems of
+# 0 or 1, and only these string formats. A schema outside it gets the forced-tool fallback.
+_UNSUPPORTED_KEYS = frozenset(
+    (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "maxItems",
+        "uniqueItems",
+        "prefixItems",
+        "minProperties",
+        "maxProperties",
+        "patternProperties",
+        "not",
+        "if",
+    )
+)
+_FORMATS = frozenset(
+    ("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid")
+)
+
+
+def output_schema_supported(schema: dict[str, Any]) -> bool:
+    """Whether ``output_config.format`` can carry ``schema`` without losing a rule."""
+    defs = schema.get("$defs", {})
+    return _subset(schema) and not _recursive(defs)
+
+
+def _subset(node: Any) -> bool:
+    if isinstance(node, list):
+        return all(_subset(item) for item in node)
+    if not isinstance(node, dict):
+        return True
+    if _UNSUPPORTED_KEYS & node.keys() or node.get("minItems", 0) > 1:
+        return False
+    if isinstance(node.get("format"), str) and node["format"] not in _FORMATS:
+        return False
+    if node.get("additionalProperties", False) is not False:
+        return False
+    children = (v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+    return all(_subset(child) for child in children if isinstance(child, (dict, list)))
+
+
+def _recursive(defs: dict[str, Any]) -> bool:
+    """Whether a definition reaches itself through ``$ref`` pointers."""
+    refs = {name: _refs(body) for name, body in defs.items()}
+
+    def reaches(start: str, seen: set[str]) -> bool:
+        return any(n in seen or reaches(n, seen | {n}) for n in refs.get(start, ()))
+
+    return any(reaches(name, {name}) for name in refs)
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return set().union(*(_refs(item) for item in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = {node["$ref"].rpartition("/")[2]} if isinstance(node.get("$ref"), str) else set()
+    return found.union(*(_refs(v) for v in node.values())) if node else found

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import ConfigError, ProviderError
 from ..events import Event
 from ..modelrules import rules_for
+from ..output import output_spec
 from .base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
 from .gemini_decode import GeminiStreamDecoder
 from .gemini_encode import PROVIDER, encode_contents, encode_system
@@ -210,6 +211,11 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     if tool_config is not None:
         body["toolConfig"] = tool_config
     generation = encode_generation_config(options, legacy=legacy)
+    output = output_spec(options.output_type)
+    if output is not None:
+        # §3.2: responseJsonSchema takes the same JSON Schema dialect as parametersJsonSchema.
+        schema = output.tool.schema_for("gemini-json")["parametersJsonSchema"]
+        generation.update(responseMimeType="application/json", responseJsonSchema=schema)
     if generation:
         body["generationConfig"] = generation
     merge_extra_body(body, options.extra_body)

@@ -31,7 +31,9 @@ from ..events import (
 )
 from ..messages import LangMessage, ThinkingPart, ToolCallPart
 from ..options import LangOptions
+from ..output import output_spec
 from ..result import FunctionCall
+from ..tools.walk import inline_refs
 from .base import (
     HttpCall,
     ProviderRequest,
@@ -144,6 +146,9 @@ class OllamaProvider:
         think = _encode_think(options.thinking, request.model)
         if think is not None:
             body["think"] = think
+        output = output_spec(options.output_type)
+        if output is not None:  # a JSON schema that constrains the answer; refs inlined
+            body["format"] = inline_refs(output.schema, output.schema)
         generation = _encode_generation(options)
         if generation:
             body["options"] = generation

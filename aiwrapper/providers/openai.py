@@ -27,6 +27,7 @@ from ..events import (
     ToolCallStart,
 )
 from ..messages import LangMessage, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from ..output import OutputSpec, output_spec
 from .base import (
     HttpCall,
     ProviderRequest,
@@ -89,6 +90,19 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
+def encode_response_format(output: OutputSpec) -> dict[str, Any]:
+    """``response_format`` for structured output: a named JSON schema, strict when lossless.
+
+    The schema goes through the same strict post-pass as a tool's parameters; when that would
+    lose a rule (a length bound, a free-form dict), it is sent without ``strict``.
+    """
+    function = output.tool.schema_for("openai")["function"]
+    json_schema: dict[str, Any] = {"name": output.name, "schema": function["parameters"]}
+    if function.get("strict"):
+        json_schema["strict"] = True
+    return {"type": "json_schema", "json_schema": json_schema}
+
+
 class OpenAIProvider:
     """Chat Completions for OpenAI or any compatible server described by ``profile``.
 
@@ -144,6 +158,9 @@ class OpenAIProvider:
                 body["stream_options"] = {"include_usage": True}
         self._encode_sampling(options, body)
         body.update(thinking_fields(self.profile, options.thinking))
+        output = output_spec(options.output_type)
+        if output is not None:
+            body["response_format"] = encode_response_format(output)
         merge_extra_body(body, options.extra_body)
         headers = dict(self._headers)
         if options.extra_headers:

@@ -27,6 +27,7 @@ from ..events import (
 )
 from ..messages import LangMessage, LangMessages, ToolCallPart
 from ..options import LangOptions
+from ..output import output_spec
 from ..tools import Tool, sample_arguments
 from .base import EventSink, ProviderRequest
 
@@ -156,7 +157,8 @@ class OfflineModel:
     """A model with no network: calls every given tool once, then sums up their results.
 
     It generates schema-valid arguments from each tool's schema, so any set of tools can be
-    demonstrated without an API key; with no tools it echoes the prompt.
+    demonstrated without an API key; with no tools it echoes the prompt. With ``output_type``
+    its answer is a valid example of that type.
     """
 
     name = "offline"
@@ -179,6 +181,9 @@ class OfflineModel:
                 for i, t in enumerate(request.tools)
             ]
             return {"text": "Let me use the tools.", "function_calls": calls}
+        output = output_spec(request.options.output_type)
+        if output is not None:  # a valid example of the type, as JSON text
+            return json.dumps(sample_arguments(output.tool), ensure_ascii=False)
         if results:
             lines = [f"- {m.name}: {m.content}" for m in results]
             return "Here is what the tools returned (offline model):\n" + "\n".join(lines)
