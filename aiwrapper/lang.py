@@ -152,9 +152,24 @@ class Lang(Factories):
         """``chat`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.chat(messages, options, **overrides))
 
+    @overload
+    def stream(
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Any,
+    ) -> RunStream[OutputT]: ...
+
+    @overload
     def stream(
         self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
-    ) -> RunStream:
+    ) -> RunStream[Any]: ...
+
+    def stream(
+        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> RunStream[Any]:
         """A run whose events are read as they happen (``TextDelta``, ``CallFinished``...).
 
         ``prompt`` is a prompt (as for ``ask``) or a conversation (as for ``chat``). Use it as

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Generic, NoReturn
 
 import anyio
 from anyio.abc import TaskGroup
 
 from .options import EventCallback
-from .result import LangResult
+from .result import LangResult, OutputT
 from .runevents import RunEvent
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ __all__ = ["RunStream"]
 _BUFFER = 64  # events a reader may fall behind before the run waits for it
 
 
-class RunStream:
+class RunStream(Generic[OutputT]):
     """The events of one run: ``async with lang.stream(...) as run: async for event in run``.
 
     Attributes:
@@ -37,7 +37,7 @@ class RunStream:
 
     def __init__(self, start: Callable[[EventCallback], Run]) -> None:
         self._run = start(self.push)  # the run hands every event to ``push``
-        self.result: LangResult = self._run.result
+        self.result: LangResult[OutputT] = self._run.result
         self._send, self._receive = anyio.create_memory_object_stream[RunEvent](_BUFFER)
         self._group: TaskGroup | None = None
         self._error: Exception | None = None  # what ended the run, until it is raised
@@ -49,7 +49,7 @@ class RunStream:
         except anyio.WouldBlock:
             await self._send.send(event)
 
-    async def __aenter__(self) -> RunStream:
+    async def __aenter__(self) -> RunStream[OutputT]:
         if self._group is not None:
             raise RuntimeError("a RunStream can be entered only once")
         group = anyio.create_task_group()

@@ -323,3 +323,64 @@ async def test_anthropic_fallback_repair_round_asks_for_the_tool_again() -> None
     assert repair.endswith("Call final_result again with corrected arguments.")
     assert "the answer is not valid JSON" in repair
     assert result.output == Weather("Oslo", 3.5)
+
+
+def anthropic_sse(*blocks: dict[str, Any], stop: str) -> bytes:
+    """A streamed message: each block started, its content in two deltas, stopped."""
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}
+    ]
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            start, half = {"type": "text", "text": ""}, len(block["text"]) // 2
+            deltas = [
+                {"type": "text_delta", "text": t}
+                for t in (block["text"][:half], block["text"][half:])
+            ]
+        else:
+            start = {**block, "input": {}}
+            raw = json.dumps(block["input"])
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in (raw[:9], raw[9:])]
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}}
+    )
+    events.append({"type": "message_stop"})
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+async def test_streamed_fallback_answer_sends_no_call_events() -> None:
+    from aiwrapper import CallArgumentsDelta, CallReady, CallStarted, RunFinished
+
+    server = Server(
+        anthropic_sse(
+            {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "get_temperature",
+                "input": {"city": "Oslo"},
+            },
+            stop="tool_use",
+        ),
+        anthropic_sse(
+            {"type": "tool_use", "id": "toolu_2", "name": "final_result", "input": ANSWER},
+            stop="tool_use",
+        ),
+    )
+    async with server.client() as client:
+        lang = Lang.anthropic("claude-custom-alias", api_key="k", http_client=client)
+        async with lang.stream("Weather?", functions=[get_temperature], output_type=Weather) as run:
+            seen = [event async for event in run]
+    call_events = [e for e in seen if isinstance(e, (CallStarted, CallArgumentsDelta, CallReady))]
+    assert {e.call.name for e in call_events} == {"get_temperature"}
+    assert [type(e).__name__ for e in call_events] == [
+        "CallStarted",
+        "CallArgumentsDelta",
+        "CallArgumentsDelta",
+        "CallReady",
+    ]
+    assert isinstance(seen[-1], RunFinished)
+    assert run.result.output == Weather("Oslo", 3.5)
+    assert [c.name for c in run.result.function_calls] == ["get_temperature"]

@@ -44,3 +44,10 @@ def untyped(lang: Lang) -> None:
 def wrong(lang: Lang) -> None:
     result = lang.ask_sync("Weather?", output_type=Weather)
     print(result.output.humidity)  # type: ignore[attr-defined]  # Weather has no humidity
+
+
+async def typed_stream(lang: Lang) -> None:
+    async with lang.stream("Weather in Oslo?", output_type=Weather) as run:
+        async for _event in run:
+            pass
+    assert_type(run.result.output, Weather)
