@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Literal
 
-from . import Lang, LangResult, tool
+from . import CallFinished, CallReady, Lang, RunEvent, TextDelta, tool
 
 FORECASTS = {"tokyo": (18, "clear"), "paris": (11, "rain"), "oslo": (2, "snow")}
 
@@ -44,30 +44,19 @@ def convert_currency(amount: float, to: Literal["JPY", "EUR", "USD"], source: st
 
 
 class Printer:
-    """Prints the answer as it streams, and each call when it starts and when it ends."""
+    """Prints the answer as it streams, and each call when it is ready and when it ends."""
 
     def __init__(self) -> None:
-        self.printed = 0  # characters of the current turn's answer already shown
         self.line_open = False  # the cursor is not at the start of a line
-        self.stage: dict[str, int] = {}
 
-    def __call__(self, result: LangResult) -> None:
-        for call in result.function_calls:
-            stage = self.stage.get(call.id, 0)  # 0: nothing shown, 1: start shown, 2: end shown
-            ended = call.status in ("done", "error", "denied", "skipped")
-            if stage == 0 and (ended or call.status == "running"):
-                self._line(f"→ {call.name}({call.arguments})")
-                stage = 1
-            if stage == 1 and ended:
-                self._line(f"← {call.name}: {call.error or call.result}")
-                stage = 2
-            self.stage[call.id] = stage
-        if len(result.answer) < self.printed:  # a new turn started
-            self.printed = 0
-        fresh = result.answer[self.printed :]
-        if fresh:
-            print(fresh, end="", flush=True)
-            self.printed, self.line_open = len(result.answer), not fresh.endswith("\n")
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TextDelta):
+            print(event.text, end="", flush=True)
+            self.line_open = not event.text.endswith("\n")
+        elif isinstance(event, CallReady):
+            self._line(f"→ {event.call.name}({event.call.arguments})")
+        elif isinstance(event, CallFinished):
+            self._line(f"← {event.call.name}: {event.call.error or event.call.result}")
 
     def _line(self, text: str) -> None:
         print(("\n" if self.line_open else "") + text, flush=True)
@@ -81,7 +70,7 @@ def main() -> int:
         print("No API key found: running on the offline model (set OPENAI_API_KEY to go live).")
     prompt = "What's the weather in Tokyo, and how much is 100 dollars in yen?"
     print(f"> {prompt}")
-    result = lang.ask_sync(prompt, functions=[get_weather, convert_currency], on_result=Printer())
+    result = lang.ask_sync(prompt, functions=[get_weather, convert_currency], on_event=Printer())
     print(
         f"\n\n[{result.iterations} requests, {len(result.function_calls)} tool calls, "
         f"{result.usage.total_tokens} tokens]"

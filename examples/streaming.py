@@ -1,11 +1,11 @@
-"""Stream the answer, the thinking and the tool calls with on_result.
+"""Stream the answer, the thinking and the tool calls as events, with Lang.stream.
 
 Run: python examples/streaming.py
 """
 
 import anyio
 
-from aiwrapper import Lang, LangResult, tool
+from aiwrapper import CallFinished, CallReady, Lang, TextDelta, ThinkingDelta, tool
 
 
 @tool
@@ -18,21 +18,19 @@ def roll_dice(sides: int = 6) -> int:
     return min(4, sides)
 
 
-class Stream:
-    def __init__(self) -> None:
-        self.shown = 0
-
-    async def __call__(self, result: LangResult) -> None:  # async callbacks work too
-        if len(result.answer) < self.shown:  # a new turn started
-            self.shown = 0
-        print(result.answer[self.shown :], end="", flush=True)
-        self.shown = len(result.answer)
-
-
 async def main() -> None:
-    async with Lang.from_env() as lang:
-        result = await lang.ask("Roll a die for me.", functions=[roll_dice], on_result=Stream())
-    print(f"\n{[c.result for c in result.function_calls]}")
+    prompt, tools = "Roll a die for me.", [roll_dice]
+    async with Lang.from_env() as lang, lang.stream(prompt, functions=tools) as run:
+        async for event in run:
+            if isinstance(event, ThinkingDelta):
+                print(f"\033[2m{event.text}\033[0m", end="", flush=True)  # dimmed
+            elif isinstance(event, TextDelta):
+                print(event.text, end="", flush=True)
+            elif isinstance(event, CallReady):  # its arguments are complete
+                print(f"\n→ {event.call.name}({event.call.arguments})")
+            elif isinstance(event, CallFinished):
+                print(f"← {event.call.error or event.call.result}")
+    print(f"\n{[c.result for c in run.result.function_calls]}")
 
 
 if __name__ == "__main__":

@@ -72,3 +72,19 @@ def test_the_notebook_runs_inside_a_running_event_loop(monkeypatch: pytest.Monke
 
     asyncio.run(kernel())
     assert "offline model" in namespace["more"].answer  # type: ignore[attr-defined]
+
+
+def test_the_demo_printer_starts_each_turn_where_the_last_one_ended(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from aiwrapper import Lang, tool
+    from aiwrapper.__main__ import Printer
+
+    @tool
+    def roll() -> int:
+        """Roll a die."""
+        return 4
+
+    script = [{"text": "Ok", "function_calls": [{"name": "roll"}]}, "You rolled a 4."]
+    Lang.scripted(script).ask_sync("Roll", functions=[roll], on_event=Printer())
+    assert capsys.readouterr().out == "Ok\n→ roll({})\n← roll: 4\nYou rolled a 4."

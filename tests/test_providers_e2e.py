@@ -16,7 +16,19 @@ from typing import Any
 import httpx
 import pytest
 
-from aiwrapper import Lang, LangResult, tool
+from aiwrapper import (
+    CallArgumentsDelta,
+    CallFinished,
+    CallReady,
+    Lang,
+    LangResult,
+    RunEvent,
+    RunFinished,
+    TextDelta,
+    TurnFinished,
+    TurnStarted,
+    tool,
+)
 
 pytestmark = pytest.mark.anyio
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -167,3 +179,63 @@ async def test_a_two_round_tool_loop_on_every_provider(name: str) -> None:
     assert result.usage.total_tokens > 0
     assert seen[-1] == "Oslo is nice."
     assert result.finish_reason == "stop"
+
+
+def phase(event: RunEvent) -> tuple[Any, ...] | None:
+    """An event as a step of the run's skeleton, with call statuses as they were then."""
+    if isinstance(event, (TurnStarted, RunFinished)):
+        return (type(event).__name__, getattr(event, "iteration", None))
+    if isinstance(event, TurnFinished):
+        return ("TurnFinished", event.iteration, event.finish_reason)
+    if isinstance(event, (CallReady, CallFinished)):
+        return (type(event).__name__, event.call.id, event.call.status)
+    return None  # deltas, checked apart
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+async def test_the_events_of_a_two_round_run_with_parallel_calls_on_every_provider(
+    name: str,
+) -> None:
+    case = CASES[name]
+    sent: list[dict[str, Any]] = []
+    async with recording_client(case, sent) as client:
+        lang = case.make(client)
+        skeleton: list[tuple[Any, ...] | None] = []
+
+        def heard(event: RunEvent) -> None:  # on_event: call statuses as they are right then
+            skeleton.append(phase(event))
+
+        async with lang.stream(
+            "Weather?", functions=[get_weather, get_time], on_event=heard
+        ) as run:
+            events = [event async for event in run]
+    result = run.result
+    first, second = result.function_calls  # two calls made in parallel in the first turn
+    ids = [first.id, second.id]
+    skeleton = [step for step in skeleton if step is not None]
+    finished = sorted(skeleton[4:6])
+    assert skeleton[:4] + finished + skeleton[6:] == [
+        ("TurnStarted", 1),
+        ("CallReady", ids[0], "pending"),
+        ("CallReady", ids[1], "pending"),
+        ("TurnFinished", 1, "tool_calls"),
+        *sorted([("CallFinished", ids[0], "done"), ("CallFinished", ids[1], "done")]),
+        ("TurnStarted", 2),
+        ("TurnFinished", 2, "stop"),
+        ("RunFinished", None),
+    ]
+    for call in (first, second):
+        mine = [e for e in events if getattr(e, "call", None) is call]
+        kinds = [type(e).__name__ for e in mine]
+        assert kinds[0] == "CallStarted"
+        assert kinds[-2:] == ["CallReady", "CallFinished"]
+        assert set(kinds[1:-2]) <= {"CallArgumentsDelta"}
+        fragments = "".join(e.fragment for e in mine if isinstance(e, CallArgumentsDelta))
+        assert json.loads(fragments or call.raw_arguments) == call.arguments
+        assert events.index(mine[0]) > 0  # after TurnStarted
+    turn_two = events.index(
+        next(e for e in events if isinstance(e, TurnStarted) and e.iteration == 2)
+    )
+    assert "".join(e.text for e in events[turn_two:] if isinstance(e, TextDelta)) == "Oslo is nice."
+    assert all(event.result is result for event in events)
+    assert case.results_of(sent[1]) == case.results
