@@ -133,7 +133,7 @@ class Assembler:
         """The text of the turn so far, joined now (O(1) amortized for a single text part)."""
         if type(self._open) is TextPart:
             self._settle()
-        return self.message.content
+        return self.message.answer
 
     @property
     def thinking(self) -> str:

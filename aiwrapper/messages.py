@@ -107,6 +107,23 @@ class LangMessage:
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
     @property
+    def answer(self) -> str:
+        """The text after the last server-side tool block, joined (all text when there is none).
+
+        A turn that used a provider-side tool (web search, code execution) writes a preamble
+        before it and its answer after its result; like text written before local tool calls,
+        the preamble stays in the message but is not the answer.
+        """
+        parts = self.parts
+        start = 0
+        for i in range(len(parts) - 1, -1, -1):
+            part = parts[i]
+            if type(part) is OpaquePart and part.kind == "raw":
+                start = i + 1
+                break
+        return "".join(p.text for p in parts[start:] if isinstance(p, TextPart))
+
+    @property
     def thinking(self) -> str:
         """All visible reasoning joined."""
         return "".join(p.text for p in self.parts if isinstance(p, ThinkingPart))

@@ -154,3 +154,17 @@ def test_add_helpers_chain_and_add_tool_result_records_the_value() -> None:
     assert (messages[3].content, messages[3].is_error) == ('[1,"x"]', True)
     assert (call.result, call.status) == ([1, "x"], "error")
     assert messages.add_tool_result(call, "plain")[-1].content == "plain"
+
+
+def test_answer_is_the_text_after_the_last_server_tool_block() -> None:
+    state = ProviderState("anthropic", {"type": "server_tool_use"})
+    thinking = OpaquePart(ProviderState("anthropic", {"type": "redacted_thinking"}), "thinking")
+    turn = LangMessage(
+        "assistant",
+        [TextPart("Let me look. "), OpaquePart(state), TextPart("It is "), TextPart("4.")],
+    )
+    assert turn.answer == "It is 4."
+    assert turn.content == "Let me look. It is 4."
+    plain = LangMessage("assistant", [thinking, TextPart("Hi "), TextPart("there")])
+    assert plain.answer == "Hi there"  # reasoning blocks do not split the answer
+    assert LangMessage("assistant", [TextPart("a"), OpaquePart(state)]).answer == ""

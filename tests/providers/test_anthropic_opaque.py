@@ -140,6 +140,7 @@ def test_every_way_of_streaming_the_input_is_read_and_replayed_unchanged(
     assert replayed(turn) == expected
     assert [p.problem for p in turn.parts if isinstance(p, OpaquePart)] == [None, None]
     assert turn.content == "Let me check with the advisor.The answer is **4**."
+    assert turn.answer == "The answer is **4**."
 
 
 @pytest.mark.anyio
@@ -162,7 +163,7 @@ async def test_lang_reads_the_turn_and_the_next_request_replays_blocks_0_to_4(
         result = await lang.ask("What is 2+2?", thinking=2048, on_result=on_result)
         assert seen[-1:] == ([result.answer] if watched else [])
         assert result.messages[-1].parts[-1].text == "The answer is **4**."  # type: ignore[union-attr]
-        assert result.answer == "Let me check with the advisor.The answer is **4**."
+        assert result.answer == "The answer is **4**."  # the preamble stays in messages
         assert result.finish_reason == "stop"
         assert (result.usage.input_tokens, result.usage.output_tokens) == (1450, 61)
         await lang.chat(result.messages.add_user("Thanks"), thinking=2048)
