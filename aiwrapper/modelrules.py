@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Rule", "claude_version", "rules_for"]
+__all__ = ["EXAMPLES", "Rule", "claude_version", "rules_for"]
 
 Match = Callable[[str], bool]
 
@@ -107,6 +107,12 @@ _CLAUDE = (
     ),
 )
 
+# Gemini: function calling on every text model; the image, speech and embedding models have none.
+_GEMINI_TOOLS = (
+    _rule("gemini", _ids(r"gemini-\d"), tool_call=True),
+    _rule("gemini", _ids(r"(gemini-embedding|.*-(image|tts)\b)"), tool_call=False),
+)
+
 # Gemini before 3 takes thinking budgets, not levels (400 "thinking_level is not supported by
 # this model"), and answers a JSON response format beside function declarations with 400
 # ("Function calling with a response mime type: 'application/json' is unsupported").
@@ -118,6 +124,7 @@ _GEMINI_RULES = (
 # 'temperature' does not support 0.2 with this model"); o1-mini and o1-preview have no tools
 # and no response_format; json_schema response formats start with gpt-4o-2024-08-06.
 _OPENAI = (
+    _rule("openai", _ids(r"(gpt-4|gpt-5|o\d)"), tool_call=True),
     _rule("openai", _ids(r"(o\d|gpt-5)"), reasoning=True, temperature=False),
     _rule("openai", _ids(r"gpt-5[\d.]*-chat"), reasoning=False, temperature=True),
     _rule("openai", _ids(r"(o\d|gpt-4o|gpt-4\.1|gpt-5)"), structured_output=True),
@@ -128,7 +135,15 @@ _OPENAI = (
 # DeepSeek's response_format takes only json_object, not a JSON schema.
 _OTHERS = (_rule("deepseek", _ids(r"deepseek"), structured_output=False),)
 
-RULES: tuple[Rule, ...] = (*_CLAUDE, *_GEMINI_RULES, *_OPENAI, *_OTHERS)
+RULES: tuple[Rule, ...] = (*_CLAUDE, *_GEMINI_TOOLS, *_GEMINI_RULES, *_OPENAI, *_OTHERS)
+
+# Current model ids these rules describe, newest first: what a capability warning suggests
+# when no catalogue is installed.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "openai": ("gpt-5", "gpt-5-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-4o-mini"),
+    "anthropic": ("claude-opus-4-7", "claude-sonnet-4-6", "claude-haiku-4-5"),
+    "gemini": ("gemini-3-pro-preview", "gemini-2.5-pro", "gemini-2.5-flash"),
+}
 
 
 def rules_for(provider: str, model: str) -> dict[str, Any]:

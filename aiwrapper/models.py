@@ -16,12 +16,13 @@ built on this module (``aiwrapper.capabilities``).
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from . import catalogue
-from .modelrules import rules_for
+from .modelrules import EXAMPLES, rules_for
 
 __all__ = ["CapabilityWarning", "ModelCost", "ModelInfo", "model_info", "register_model"]
 
@@ -96,6 +97,8 @@ class _Registry:
 
 
 _REGISTRY = _Registry()
+# "gpt-4o-mini-2024-07-18", "claude-3-5-haiku-20241022": a snapshot of the undated alias.
+_DATE_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|20\d{6})$")
 
 
 def _keys(provider: str) -> tuple[str, ...]:
@@ -128,17 +131,21 @@ def model_info(provider: str, model: str) -> ModelInfo | None:
     if base is None and not facts:
         return None
     known = {key: value for key, value in facts.items() if key in _FIELDS}
-    return dataclasses.replace(base or ModelInfo(provider, model), provider=provider, **known)
+    entry = base or ModelInfo(provider, model)
+    return dataclasses.replace(entry, provider=provider, model=model, **known)
 
 
 def _catalogue_entry(names: tuple[str, ...], model: str) -> ModelInfo | None:
+    """The catalogue's entry; a dated snapshot the catalogue does not list has its alias's."""
     found = catalogue.get()
     if found is None:
         return None
-    for name in names:
-        entry = found.lookup(catalogue.catalogue_provider(name), model)
-        if entry is not None:
-            return entry
+    undated = _DATE_SUFFIX.sub("", model)
+    for candidate in dict.fromkeys([model, undated]):
+        for name in names:
+            entry = found.lookup(catalogue.catalogue_provider(name), candidate)
+            if entry is not None:
+                return entry
     return None
 
 
@@ -172,14 +179,16 @@ def register_model(provider: str, model: str, **facts: Any) -> ModelInfo:
 def models_with(provider: str, capability: str, *, limit: int = 5) -> list[str]:
     """Ids of ``provider``'s models known to have ``capability`` (a boolean field).
 
-    Registered models come first, then the catalogue's, the most recently updated first.
+    Registered models come first, then the catalogue's (the most recently updated first), then
+    the current models aiwrapper's rules describe.
     """
     with _REGISTRY.lock:
         registered = [m for (p, m) in _REGISTRY.entries if p in _keys(provider)]
     found = catalogue.get()
     listed = [i.model for name in _keys(provider) for i in _listed(found, name)] if found else []
+    examples = [m for name in _keys(provider) for m in EXAMPLES.get(name, ())]
     names: list[str] = []
-    for model in dict.fromkeys([*registered, *listed]):
+    for model in dict.fromkeys([*registered, *listed, *examples]):
         info = model_info(provider, model)
         if info is not None and getattr(info, capability) is True:
             names.append(model)

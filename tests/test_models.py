@@ -141,6 +141,14 @@ def test_aiwrapper_and_catalogue_provider_names_both_work(fake_catalogue: FakeCa
     assert found.model == "gemini-2.5-flash"
 
 
+def test_a_dated_snapshot_has_its_aliases_entry(fake_catalogue: FakeCatalogue) -> None:
+    for model in ("gpt-old-2024-07-18", "gpt-old-20240718"):
+        info = model_info("openai", model)
+        assert info is not None
+        assert (info.model, info.cost) == (model, ModelCost(1.0, 2.0))
+    assert model_info("openai", "gpt-old-2024") is None  # not a date
+
+
 def test_register_model_adds_and_overrides(any_catalogue: str) -> None:
     added = register_model("openai", "my-finetune", tool_call=False, max_output_tokens=512)
     assert (added.tool_call, added.max_output_tokens, added.reasoning) == (False, 512, None)
@@ -224,15 +232,19 @@ async def test_thinking_on_a_known_non_reasoning_model_warns_and_is_not_sent(
 
 
 @pytest.mark.anyio
-async def test_the_installed_catalogue_names_tool_models(any_catalogue: str) -> None:
+async def test_the_warning_names_models_with_tools_with_or_without_a_catalogue(
+    any_catalogue: str,
+) -> None:
     lang = scripted("openai", "o1-mini", "no tools")
     with pytest.warns(CapabilityWarning) as caught:
         await lang.ask("Weather?", functions=[get_weather])
     message = str(caught[0].message)
-    if any_catalogue == "absent":
-        assert message.endswith("it may not call them")  # nobody to name without a catalogue
-    elif any_catalogue == "injected":
-        assert message.endswith("that have it: gpt-new, gpt-old")
+    if any_catalogue == "absent":  # the current models aiwrapper's own rules describe
+        assert message.endswith(
+            "that have it: gpt-5, gpt-5-mini, gpt-4.1, gpt-4.1-mini, gpt-4o-mini"
+        )
+    elif any_catalogue == "injected":  # the catalogue's first, at most five
+        assert message.endswith("that have it: gpt-new, gpt-old, gpt-5, gpt-5-mini, gpt-4.1")
     else:
         named = message.split("that have it: ")[1].split(", ")
         infos = [model_info("openai", m) for m in named]

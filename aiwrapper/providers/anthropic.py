@@ -53,6 +53,7 @@ from .anthropic_models import (
     encode_tool_choice,
     family_for,
 )
+from .anthropic_output import output_format
 from .base import (
     HttpCall,
     ProviderRequest,
@@ -137,7 +138,7 @@ class AnthropicProvider:
         output = output_spec(options.output_type)
         if output is not None:  # beside a thinking effort, in the same output_config
             output_config = body.setdefault("output_config", {})
-            output_config["format"] = {"type": "json_schema", "schema": output.schema}
+            output_config["format"] = output_format(output.schema)
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
