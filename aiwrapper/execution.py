@@ -19,10 +19,10 @@ from typing import Any
 import anyio
 
 from .errors import ToolArgumentsError
-from .messages import LangMessage
+from .messages import ImagePart, LangMessage
 from .options import LangOptions
 from .result import FunctionCall, LangResult
-from .tools import Context, Tool, serialize_result
+from .tools import Context, Tool, ToolContent, serialize_result
 
 __all__ = ["CallExecutor", "ToolOutcome"]
 
@@ -40,6 +40,7 @@ class ToolOutcome:
     content: str
     is_error: bool = False
     error_type: str | None = None
+    images: tuple[ImagePart, ...] = ()
 
 
 class _Failure(Exception):
@@ -68,13 +69,12 @@ class CallExecutor:
     def __init__(
         self, tools: Sequence[Tool], options: LangOptions, result: LangResult, notify: Any
     ) -> None:
-        self.tools: Mapping[str, Tool] = {t.name: t for t in tools}
         self.options = options
         self.result = result
         self.notify = notify
         # No callback: skip the notifications.
         self.watched = options.on_result is not None or options.on_event is not None
-        self.ask_approval = _approval_scope(tools, options)
+        self.use_tools(tools)
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
         self.truncated = False
@@ -87,6 +87,11 @@ class CallExecutor:
         """Whether ``max_tool_calls`` is reached: no further call of this run may run."""
         cap = self.options.max_tool_calls
         return cap is not None and self.counted >= cap
+
+    def use_tools(self, tools: Sequence[Tool]) -> None:
+        """Run calls with these tools from now on (a server's tool list changed)."""
+        self.tools: Mapping[str, Tool] = {t.name: t for t in tools}
+        self.ask_approval = _approval_scope(tools, self.options)
 
     async def run_turn(
         self, calls: Sequence[FunctionCall], *, truncated: bool = False
@@ -256,6 +261,9 @@ class CallExecutor:
         if self.watched:
             await self._callback(self.notify)
         value = await self._call_with_timeout(tool, call, validated)
+        if isinstance(value, ToolContent):  # written for the model already (MCP results)
+            call.result, call.status = value.value, "done"
+            return ToolOutcome(value.text, images=value.images)
         call.result, call.status = value, "done"
         return ToolOutcome(serialize_result(value))
 
@@ -350,7 +358,11 @@ def _cancelled_from_outside() -> bool:
 
 def _result_message(call: FunctionCall, outcome: ToolOutcome) -> LangMessage:
     return LangMessage.tool_result(
-        call, outcome.content, is_error=outcome.is_error, error_type=outcome.error_type
+        call,
+        outcome.content,
+        is_error=outcome.is_error,
+        error_type=outcome.error_type,
+        images=outcome.images,
     )
 
 

@@ -24,6 +24,7 @@ from .runevents import RunEvent
 from .stream import RunStream
 from .syncrun import LoopThread
 from .tools import Tool, to_tool, to_tools
+from .tools.sources import ToolSource
 from .watch import chain
 
 if TYPE_CHECKING:
@@ -199,7 +200,9 @@ class Lang(Factories):
         merged = merge_options(self.options, options, **overrides)
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
-        tools = to_tools([self._wrap(f) for f in merged.functions or ()])
+        functions = [self._wrap(f) for f in merged.functions or ()]
+        sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
+        tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
         result: LangResult[Any]
         if isinstance(prompt, str):
             result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
@@ -207,7 +210,7 @@ class Lang(Factories):
             conversation = LangMessages(prompt)
             users = [m for m in conversation if m.role == "user"]
             result = LangResult(users[-1].content if users else "", conversation)
-        return Run(self.model, merged, tools, result)
+        return Run(self.model, merged, tools, result, sources=sources)
 
     def _wrap(self, function: Any) -> Any:
         """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""

@@ -10,7 +10,7 @@ in the order the model made the calls. A round is final only when it ends with n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import suppress
+from contextlib import AsyncExitStack, suppress
 from dataclasses import replace
 
 import anyio
@@ -27,6 +27,7 @@ from .providers.base import Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
 from .structured import OutputPlan
 from .tools import Tool
+from .tools.sources import Toolset, ToolSource
 from .watch import WATCHED, Watchers
 
 __all__ = ["Run"]
@@ -36,9 +37,18 @@ class Run:
     """One ``ask``/``chat``: a model, merged options, tools and the growing result."""
 
     def __init__(
-        self, model: Model, options: LangOptions, tools: Sequence[Tool], result: LangResult
+        self,
+        model: Model,
+        options: LangOptions,
+        tools: Sequence[Tool],
+        result: LangResult,
+        *,
+        sources: Sequence[ToolSource] = (),
     ) -> None:
-        _check_config(tools, options)
+        if not sources:  # with sources, checked once their tools are known
+            _check_config(tools, options)
+        self.sources = sources  # MCP servers: opened by run(), asked for tools before requests
+        self.toolset: Toolset | None = None
         _check_answered(result.messages)
         _check_orphans(result.messages)
         options = check_options(model.name, options.model or model.model, options, tools)
@@ -62,7 +72,12 @@ class Run:
         continuable, and an ``AIWrapperError`` carries it as ``.result``.
         """
         try:
-            return await self._run_within_timeout()
+            if not self.sources:
+                return await self._run_within_timeout()
+            # Sources are opened and closed by this task, the run's (anyio's same-task rule).
+            async with AsyncExitStack() as stack:
+                self.toolset = await Toolset.open(self.tools, self.sources, stack)
+                return await self._run_within_timeout()
         except BaseException as exc:
             self._settle(exc)
             raise
@@ -88,6 +103,8 @@ class Run:
                     f"(max_iterations={options.max_iterations})",
                     self.result,
                 )
+            if self.toolset is not None:
+                self._use_tools(await self.toolset.tools())
             turn = await self._request(options)
             calls = turn.tool_calls if self.output is None else self.output.take_answer(self.result)
             if not calls and turn.finish_reason == "pause":
@@ -106,6 +123,12 @@ class Run:
             # Once max_tool_calls is reached, "none" makes the model answer instead.
             exhausted = self.executor.calls_exhausted
             options = replace(options, function_call="none" if exhausted else None)
+
+    def _use_tools(self, tools: Sequence[Tool]) -> None:
+        if tools is not self.tools:  # a server's tool list is new or changed
+            _check_config(tools, self.options)
+            self.tools = tools
+            self.executor.use_tools(tools)
 
     async def _request(self, options: LangOptions) -> Assembler:
         result = self.result

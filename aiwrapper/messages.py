@@ -16,6 +16,7 @@ from .errors import ConfigError
 from .result import FunctionCall
 
 __all__ = [
+    "ImagePart",
     "JSONValue",
     "LangMessage",
     "LangMessages",
@@ -83,7 +84,22 @@ class OpaquePart:
     problem: str | None = None
 
 
-Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart]
+@dataclass(slots=True)
+class ImagePart:
+    """An image in a tool result (an MCP tool's screenshot, say), sent as an image where the
+    provider takes images in tool results and described in text elsewhere."""
+
+    data: str  # base64
+    media_type: str
+    state: ProviderState | None = None
+
+    def describe(self) -> str:
+        """The image as text, for wires that take no images in tool results."""
+        size = len(self.data) * 3 // 4 - self.data[-2:].count("=")  # base64 padding
+        return f"[{self.media_type} image of about {size} bytes, which this model cannot be shown]"
+
+
+Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart, ImagePart]
 
 
 @dataclass(slots=True, eq=False)
@@ -146,11 +162,12 @@ class LangMessage:
         *,
         is_error: bool = False,
         error_type: str | None = None,
+        images: Iterable[ImagePart] = (),
     ) -> LangMessage:
-        """The result of ``call`` as the model will see it."""
+        """The result of ``call`` as the model will see it (``images`` after the text)."""
         return cls(
             "tool",
-            [TextPart(content)],
+            [TextPart(content), *images],
             tool_call_id=call.id,
             name=call.name,
             is_error=is_error,

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from .. import errors
 from ..events import Event
 from ..messages import (
+    ImagePart,
     LangMessage,
     OpaquePart,
     Part,
@@ -296,11 +297,20 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
         "type": "tool_result",
         "tool_use_id": wire_id(message.tool_call_id or ""),
     }
-    if message.content:
+    images = [_image(p) for p in message.parts if isinstance(p, ImagePart)]
+    if images:  # content as a list of blocks: text first, then each image
+        text = [{"type": "text", "text": message.content}] if message.content else []
+        block["content"] = [*text, *images]
+    elif message.content:
         block["content"] = message.content
     if message.is_error:
         block["is_error"] = True
     return block
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+    return {"type": "image", "source": source}
 
 
 def _blocks(parts: Sequence[Part], *, thinking: bool) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .. import errors
 from ..events import Event
-from ..messages import LangMessage
+from ..messages import ImagePart, LangMessage
 
 if TYPE_CHECKING:
     from ..options import LangOptions
@@ -38,6 +38,7 @@ __all__ = [
     "make_error",
     "merge_extra_body",
     "parse_json_body",
+    "result_text",
     "retry_after_seconds",
     "tool_choice",
 ]
@@ -242,6 +243,12 @@ def error_result_text(message: str, error_type: str | None) -> str:
     """A failed call's result as JSON text, for wires that have no error flag."""
     payload = {"error": message, "error_type": error_type or "Error"}
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def result_text(message: LangMessage) -> str:
+    """A tool result's text, its images described, for wires that take no images in results."""
+    images = [p.describe() for p in message.parts if isinstance(p, ImagePart)]
+    return "\n".join(t for t in [message.content, *images] if t) if images else message.content
 
 
 def stop_sequences(stop: str | Sequence[str] | None) -> list[str] | None:

@@ -24,6 +24,7 @@ from ..messages import (
     ToolCallPart,
 )
 from ..result import FunctionCall
+from .base import result_text
 
 __all__ = ["PROVIDER", "SKIP_SIGNATURE", "encode_contents", "encode_system"]
 
@@ -160,10 +161,11 @@ class _Contents:
                 "Gemini needs the function name in every functionResponse"
             )
         # §3.5: ``response`` must be a JSON object: {"output": ...} or {"error": ...}.
+        content = result_text(message)  # images in responses: newer models only, unconfirmed
         if message.is_error:
-            response: dict[str, Any] = {"error": message.content}
+            response: dict[str, Any] = {"error": content}
         else:
-            response = {"output": _json_or_text(message.content)}
+            response = {"output": _json_or_text(content)}
         body: dict[str, Any] = {"name": name, "response": response}
         if issued:  # §5.3: never send Gemini an id it did not issue
             body = {"id": message.tool_call_id, **body}

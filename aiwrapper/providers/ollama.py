@@ -42,6 +42,7 @@ from .base import (
     make_error,
     merge_extra_body,
     parse_json_body,
+    result_text,
     stop_sequences,
     tool_choice,
 )
@@ -225,7 +226,7 @@ def _encode_call(call: FunctionCall) -> dict[str, Any]:
 
 
 def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str, Any]:
-    content = message.content
+    content = result_text(message)
     if message.is_error:
         content = error_result_text(content, message.error_type)
     out: dict[str, Any] = {"role": "tool"}

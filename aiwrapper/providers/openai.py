@@ -36,6 +36,7 @@ from .base import (
     make_error,
     merge_extra_body,
     parse_json_body,
+    result_text,
 )
 from .openai_compat import (
     COMPATIBLE_PROFILE,
@@ -222,7 +223,7 @@ class OpenAIProvider:
             raise errors.ConfigError(
                 f"a tool result needs the tool_call_id of its call: {message!r}"
             )
-        content = message.content
+        content = result_text(message)  # no images in a tool message on this wire
         if message.is_error:  # no error flag on this wire: the error is said in the text
             content = error_result_text(content, message.error_type)
         wire_id = ids.get(call_id) or wire_call_id(self.profile, call_id)

@@ -10,7 +10,7 @@ from .context import Context, Param
 from .decorator import Tool, tool
 from .definitions import to_tool, to_tools
 from .dialects import DIALECTS
-from .results import serialize_result
+from .results import ToolContent, serialize_result
 from .sample import sample_arguments
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "Context",
     "Param",
     "Tool",
+    "ToolContent",
     "sample_arguments",
     "serialize_result",
     "to_tool",

@@ -23,9 +23,26 @@ import numbers
 import pathlib
 import uuid
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["serialize_result", "to_jsonable"]
+if TYPE_CHECKING:
+    from ..messages import ImagePart
+
+__all__ = ["ToolContent", "serialize_result", "to_jsonable"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContent:
+    """A result already written for the model, as text and images (an MCP tool's result).
+
+    The loop sends ``text`` and ``images`` as they are and keeps ``value`` as the call's
+    ``FunctionCall.result``.
+    """
+
+    text: str
+    images: tuple[ImagePart, ...] = ()
+    value: Any = None
 
 
 def serialize_result(value: Any) -> str:
