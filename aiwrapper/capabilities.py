@@ -4,8 +4,10 @@ Before a run sends anything, ``check_options`` compares the request with ``model
 for a model known to have no tool calling, or thinking for a model known not to reason, get a
 ``CapabilityWarning`` (once per process for each provider, model and capability, naming models
 of that provider that can). Thinking is then left out of the request, since such models answer
-it with an error; tools are still sent and the provider decides. A model nobody knows passes
-silently: new models must work. ``request_cost`` prices one request's tokens.
+it with an error, and so are ``temperature`` and ``top_p`` for a model known to reject them
+(OpenAI's reasoning models, Claude Opus 4.7); tools are still sent and the provider decides.
+A model nobody knows passes silently: new models must work. ``request_cost`` prices one
+request's tokens.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ _NOUNS = {
     "tool_call": "function calling",
     "reasoning": "thinking",
     "structured_output": "native structured output",
+    "temperature": "sampling parameters",
 }
 
 
@@ -88,6 +91,10 @@ def check_options(
     if options.thinking and info.reasoning is False:
         warn_once(info, "reasoning", "the thinking option is not sent")
         options = dataclasses.replace(options, thinking=None)
+    sampling = options.temperature is not None or options.top_p is not None
+    if sampling and info.temperature is False:
+        warn_once(info, "temperature", "temperature and top_p are not sent")
+        options = dataclasses.replace(options, temperature=None, top_p=None)
     return options
 
 

@@ -350,3 +350,14 @@ async def test_cost_of_an_unknown_model_is_none(any_catalogue: str) -> None:
         result = await lang.ask("Weather in Oslo?", functions=[get_weather])
     assert result.usage.cost is None
     assert result.usage.total_tokens == 2160
+
+
+@pytest.mark.anyio
+async def test_sampling_on_a_model_that_rejects_it_warns_and_is_not_sent(
+    any_catalogue: str,
+) -> None:
+    lang = scripted("openai", "o3", "ok")  # OpenAI's reasoning models take no temperature
+    with pytest.warns(CapabilityWarning, match="'o3' has no sampling parameters: temperature"):
+        await lang.ask("Hi", temperature=0.2, top_p=0.5, max_tokens=10)
+    sent = lang.requests[0].options
+    assert (sent.temperature, sent.top_p, sent.max_tokens) == (None, None, 10)
