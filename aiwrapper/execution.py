@@ -220,10 +220,10 @@ class CallExecutor:
                 self._abort(exc, scope)
             return _failed(call, exc)
         except BaseException as exc:
-            if _cancelled_from_outside():
-                raise
             if not _is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
                 self._abort(exc, scope)
+            elif _cancelled_from_outside():
+                raise
             # A cancellation exception the tool raised on its own (nobody cancelled the run)
             # is a tool failure like any other: its call still needs an answer.
             return _failed(call, exc)

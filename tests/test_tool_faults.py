@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import anyio
@@ -37,6 +38,15 @@ def fine() -> str:
     return "ok"
 
 
+@pytest.fixture
+def tells_cancellation_apart(anyio_backend: str) -> None:
+    if anyio_backend == "asyncio" and sys.version_info < (3, 11):
+        # Without Task.cancelling(), a CancelledError raised by the tool cannot be told from
+        # a task.cancel() of the run; it is then taken for a cancellation, never swallowed.
+        pytest.skip("asyncio on Python 3.10 cannot tell a tool's own CancelledError apart")
+
+
+@pytest.mark.usefixtures("tells_cancellation_apart")
 @pytest.mark.parametrize("names", [("self_cancelling",), ("self_cancelling", "fine")])
 async def test_a_tool_raising_cancelled_error_itself_gets_an_error_result(
     names: tuple[str, ...],
@@ -50,6 +60,7 @@ async def test_a_tool_raising_cancelled_error_itself_gets_an_error_result(
     assert "CancelledError" in (result.function_calls[0].error or "")
 
 
+@pytest.mark.usefixtures("tells_cancellation_apart")
 async def test_a_sync_tool_raising_cancelled_error_gets_an_error_result() -> None:
     lang = Lang.scripted([calls("sync_self_cancelling", "fine"), "done"])
     result = await lang.ask("go", functions=[sync_self_cancelling, fine])

@@ -66,6 +66,22 @@ class Param:
     pattern: str | None = None
     examples: list[Any] | None = None
 
+    def __hash__(self) -> int:
+        # Python 3.10's get_type_hints hashes Annotated metadata; ``examples`` is a list, so
+        # the hash leaves it out (equal Params still hash alike).
+        return hash(
+            (
+                self.description,
+                self.ge,
+                self.le,
+                self.gt,
+                self.lt,
+                self.min_length,
+                self.max_length,
+                self.pattern,
+            )
+        )
+
 
 def is_context_annotation(annotation: Any) -> bool:
     """Tell whether an annotation asks for the injected :class:`Context`.
