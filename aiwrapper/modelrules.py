@@ -21,7 +21,9 @@ Facts use ``ModelInfo``'s field names (``tool_call``, ``reasoning``, ``structure
 
 from __future__ import annotations
 
+import functools
 import re
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -146,10 +148,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-def rules_for(provider: str, model: str) -> dict[str, Any]:
-    """The merged facts of every row that matches (empty when none does)."""
+@functools.lru_cache(maxsize=512)
+def rules_for(provider: str, model: str) -> Mapping[str, Any]:
+    """The merged facts of every row that matches (empty when none does), read-only.
+
+    The table is fixed, so each answer is computed once: providers ask on every request.
+    """
     facts: dict[str, Any] = {}
     for rule in RULES:
         if rule.provider == provider and rule.match(model):
             facts.update(rule.facts)
-    return facts
+    return types.MappingProxyType(facts)
