@@ -90,14 +90,16 @@ def transport(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def server_for(transport: str, urls: dict[str, str], variant: str = "main", **options: Any) -> Any:
+    """An ``MCPServer`` for a test server ``variant`` on ``transport`` (stdio or http)."""
+    from aiwrapper.mcp import MCPServer
+
+    if transport == "stdio":
+        return MCPServer.stdio(sys.executable, [str(APP), variant, "stdio"], **options)
+    return MCPServer.http(urls[variant], **options)
+
+
 @pytest.fixture
 def make_server(transport: str, http_urls: dict[str, str]) -> Callable[..., Any]:
     """``make_server(variant="main", **options)``: an ``MCPServer`` on this test's transport."""
-    from aiwrapper.mcp import MCPServer
-
-    def make(variant: str = "main", **options: Any) -> MCPServer:
-        if transport == "stdio":
-            return MCPServer.stdio(sys.executable, [str(APP), variant, "stdio"], **options)
-        return MCPServer.http(http_urls[variant], **options)
-
-    return make
+    return lambda variant="main", **options: server_for(transport, http_urls, variant, **options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -17,28 +17,37 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from aiwrapper import Lang, LangResult, RunTimeoutError, ToolDefinitionError
+from aiwrapper import CallReady, Lang, LangResult, RunTimeoutError, ToolDefinitionError
 from aiwrapper.mcp import MCPServer, MCPToolError
+
+from .conftest import server_for
 
 pytestmark = pytest.mark.anyio
 MakeServer = Callable[..., MCPServer]
 
 
 # Both transports on asyncio, and HTTP on trio: the loop behaves the same on both backends, and
-# stdio on trio is covered by test_mcp_lifecycle.py. (A stdio server costs a process per test.)
-@pytest.fixture(params=["stdio-asyncio", "http-asyncio", "http-trio"])
+# stdio on trio is covered by test_mcp_lifecycle.py. Module scope lets the tests share one open
+# server per setup (a stdio server costs a process); a test about opening makes its own.
+@pytest.fixture(scope="module", params=["stdio-asyncio", "http-asyncio", "http-trio"])
 def setup(request: pytest.FixtureRequest) -> list[str]:
     return str(request.param).split("-")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def transport(setup: list[str]) -> str:
     return setup[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend(setup: list[str]) -> str:
     return setup[1]
+
+
+@pytest.fixture(scope="module")
+async def main(transport: str, http_urls: dict[str, str]) -> AsyncIterator[MCPServer]:
+    async with server_for(transport, http_urls) as server:
+        yield server
 
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
@@ -67,11 +76,10 @@ async def report(server: MCPServer, label: str) -> dict[str, bool]:
 
 
 async def test_a_two_round_run_calls_the_server_and_sends_the_result(
-    make_server: MakeServer,
+    main: MCPServer,
 ) -> None:
     lang = Lang.scripted([calls(("add", {"a": 2, "b": 3})), "5."])
-    async with make_server() as server:
-        result = await lang.ask("2+3?", functions=[server])
+    result = await lang.ask("2+3?", functions=[main])
     assert result.answer == "5."
     assert results(result) == [("add", "5", False)]
     assert lang.requests[1].messages[-1].content == "5"
@@ -119,12 +127,23 @@ async def test_include_and_exclude_filter_by_the_servers_names(make_server: Make
         assert sorted(t.name for t in await server.tools()) == ["add", "weather"]
 
 
+async def test_per_tool_options_apply_to_the_named_tools(make_server: MakeServer) -> None:
+    server = make_server(
+        include={"add", "slow"}, timeout=7, sequential={"slow"}, requires_approval=True
+    )
+    tools = {t.name: t for t in await server.tools()}  # read on a short connection
+    assert [tools[n].sequential for n in ("add", "slow")] == [False, True]
+    assert [tools[n].requires_approval for n in ("add", "slow")] == [True, True]
+    assert tools["add"].timeout == 7
+    assert (await tools["add"].invoke({"a": 4, "b": 5})).text == "9"  # a connection per call
+
+
 async def test_errors_unknown_tools_and_bad_arguments_become_error_results(
-    make_server: MakeServer,
+    main: MCPServer,
 ) -> None:
     turn = calls(("fail", {"reason": "x"}), ("nope", {}), ("add", {"a": "two", "b": 3}))
     lang = Lang.scripted([turn, "sorry"])
-    result = await lang.ask("go", functions=[make_server()])
+    result = await lang.ask("go", functions=[main])
     (fail, fail_text, fail_error), unknown, bad = results(result)
     assert (fail, fail_error) == ("fail", True)
     assert fail_text == "MCPToolError: Error executing tool fail: failed because x"
@@ -136,17 +155,17 @@ async def test_errors_unknown_tools_and_bad_arguments_become_error_results(
 
 
 async def test_raise_mode_raises_mcp_tool_error_with_the_servers_result(
-    make_server: MakeServer,
+    main: MCPServer,
 ) -> None:
     lang = Lang.scripted([calls(("fail", {"reason": "y"}))])
     with pytest.raises(MCPToolError, match="failed because y") as caught:
-        await lang.ask("go", functions=[make_server()], tool_errors="raise")
+        await lang.ask("go", functions=[main], tool_errors="raise")
     assert caught.value.result.is_error is True
 
 
-async def test_structured_content_and_its_text_are_sent_once(make_server: MakeServer) -> None:
+async def test_structured_content_and_its_text_are_sent_once(main: MCPServer) -> None:
     lang = Lang.scripted([calls(("weather", {"city": "Oslo"})), "warm"])
-    result = await lang.ask("weather?", functions=[make_server()])
+    result = await lang.ask("weather?", functions=[main])
     [(_, text, is_error)] = results(result)
     assert not is_error
     assert json.loads(text) == {"city": "Oslo", "temp_c": 21.5}
@@ -155,37 +174,35 @@ async def test_structured_content_and_its_text_are_sent_once(make_server: MakeSe
 
 
 async def test_a_timed_out_call_is_cancelled_on_the_server_and_the_connection_lives_on(
-    make_server: MakeServer,
+    main: MCPServer,
 ) -> None:
     label = tag()
     lang = Lang.scripted([calls(("slow", {"seconds": 30, "tag": label})), "too slow"])
-    async with make_server(timeout=0.5) as server:
-        started = time.monotonic()
-        result = await lang.ask("go", functions=[server])
-        elapsed = time.monotonic() - started
-        [(_, text, is_error)] = results(result)
-        assert is_error
-        assert "timed out after 0.5 s" in text
-        assert elapsed < 5
-        with anyio.fail_after(5):
-            while not (await report(server, label))["cancelled"]:
-                await anyio.sleep(0.05)
-        again = Lang.scripted([calls(("add", {"a": 1, "b": 1})), "2"])
-        assert results(await again.ask("1+1", functions=[server])) == [("add", "2", False)]
+    started = time.monotonic()
+    result = await lang.ask("go", functions=[main], tool_timeout=0.5)
+    elapsed = time.monotonic() - started
+    [(_, text, is_error)] = results(result)
+    assert is_error
+    assert "timed out after 0.5 s" in text
+    assert elapsed < 2
+    with anyio.fail_after(5):
+        while not (await report(main, label))["cancelled"]:
+            await anyio.sleep(0.05)
+    again = Lang.scripted([calls(("add", {"a": 1, "b": 1})), "2"])
+    assert results(await again.ask("1+1", functions=[main])) == [("add", "2", False)]
 
 
-async def test_three_one_second_calls_in_one_turn_run_together(make_server: MakeServer) -> None:
+async def test_three_one_second_calls_in_one_turn_run_together(main: MCPServer) -> None:
     turn = calls(*[("slow", {"seconds": 1, "tag": tag()}) for _ in range(3)])
     lang = Lang.scripted([turn, "done"])
-    async with make_server() as server:
-        started = time.monotonic()
-        result = await lang.ask("go", functions=[server])
-        elapsed = time.monotonic() - started
+    started = time.monotonic()
+    result = await lang.ask("go", functions=[main])
+    elapsed = time.monotonic() - started
     assert [r[1] for r in results(result)] == ["slept 1.0"] * 3
     assert elapsed < 2.5
 
 
-async def test_a_denied_call_never_reaches_the_server(make_server: MakeServer) -> None:
+async def test_a_denied_call_never_reaches_the_server(main: MCPServer) -> None:
     denied, allowed = tag(), tag()
     turn = calls(("touch", {"tag": denied}), ("touch", {"tag": allowed}))
     lang = Lang.scripted([turn, "ok"])
@@ -193,23 +210,21 @@ async def test_a_denied_call_never_reaches_the_server(make_server: MakeServer) -
     def approve(call: Any) -> bool:
         return bool(call.arguments["tag"] == allowed)
 
-    async with make_server(requires_approval={"touch"}) as server:
-        result = await lang.ask("go", functions=[server], approve=approve)
-        assert [c.status for c in result.function_calls] == ["denied", "done"]
-        assert (await report(server, denied))["seen"] is False
-        assert (await report(server, allowed))["seen"] is True
+    result = await lang.ask("go", functions=[main], approve=approve)
+    assert [c.status for c in result.function_calls] == ["denied", "done"]
+    assert (await report(main, denied))["seen"] is False
+    assert (await report(main, allowed))["seen"] is True
 
 
-async def test_after_a_run_timeout_no_call_is_left_running(make_server: MakeServer) -> None:
+async def test_after_a_run_timeout_no_call_is_left_running(main: MCPServer) -> None:
     label = tag()
     lang = Lang.scripted([calls(("slow", {"seconds": 30, "tag": label}))])
-    async with make_server() as server:
-        with pytest.raises(RunTimeoutError) as caught:
-            await lang.ask("go", functions=[server], timeout=0.5)
-        assert [c.status for c in caught.value.result.function_calls] != ["running"]
-        with anyio.fail_after(5):
-            while not (await report(server, label))["cancelled"]:
-                await anyio.sleep(0.05)
+    with pytest.raises(RunTimeoutError) as caught:
+        await lang.ask("go", functions=[main], timeout=0.5)
+    assert [c.status for c in caught.value.result.function_calls] != ["running"]
+    with anyio.fail_after(5):
+        while not (await report(main, label))["cancelled"]:
+            await anyio.sleep(0.05)
 
 
 async def test_a_tool_that_adds_a_tool_makes_it_declared_at_the_next_request(
@@ -222,3 +237,19 @@ async def test_a_tool_that_adds_a_tool_makes_it_declared_at_the_next_request(
     assert new not in declared[0]
     assert new in declared[1]
     assert results(result)[-1] == (new, f"{new} ran", False)
+
+
+async def test_leaving_a_stream_early_leaves_no_call_running(main: MCPServer) -> None:
+    label = tag()
+    lang = Lang.scripted([calls(("slow", {"seconds": 30, "tag": label}))])
+    async with lang.stream("go", functions=[main]) as run:
+        async for event in run:
+            if isinstance(event, CallReady):
+                with anyio.fail_after(5):  # the call reaches the server, then we leave
+                    while not (await report(main, label))["seen"]:
+                        await anyio.sleep(0.05)
+                break
+    assert [c.status for c in run.result.function_calls] == ["error"]
+    with anyio.fail_after(5):
+        while not (await report(main, label))["cancelled"]:
+            await anyio.sleep(0.05)

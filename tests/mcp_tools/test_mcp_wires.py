@@ -8,7 +8,7 @@ answering a first turn that calls ``plan`` (a schema with ``$defs``/``$ref``) an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -19,8 +19,9 @@ pytest.importorskip("mcp")
 from aiwrapper import Lang
 from aiwrapper.mcp import MCPServer
 
+from .conftest import server_for
+
 pytestmark = pytest.mark.anyio
-MakeServer = Callable[..., MCPServer]
 TRIP = {"traveller": "Ada", "stops": [{"city": "Oslo", "nights": 2}]}
 PLAN = "Ada: Oslo x2"
 PNG_B64 = (
@@ -122,19 +123,25 @@ MAKE: dict[str, Callable[[httpx.AsyncClient], Lang]] = {
 }
 
 
-@pytest.fixture(params=["stdio-asyncio", "http-asyncio", "http-trio"])
+@pytest.fixture(scope="module", params=["stdio-asyncio", "http-asyncio", "http-trio"])
 def setup(request: pytest.FixtureRequest) -> list[str]:
     return str(request.param).split("-")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def transport(setup: list[str]) -> str:
     return setup[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend(setup: list[str]) -> str:
     return setup[1]
+
+
+@pytest.fixture(scope="module")
+async def main(transport: str, http_urls: dict[str, str]) -> AsyncIterator[MCPServer]:
+    async with server_for(transport, http_urls) as server:  # shared by the module's tests
+        yield server
 
 
 async def run_on(provider: str, server: MCPServer) -> list[dict[str, Any]]:
@@ -163,10 +170,9 @@ def declared(provider: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_openai_declares_strict_only_when_lossless_and_describes_images(
-    make_server: MakeServer,
+    main: MCPServer,
 ) -> None:
-    async with make_server(include={"plan", "picture", "tally"}) as server:
-        first, second = await run_on("openai", server)
+    first, second = await run_on("openai", main)
     tools = declared("openai", first)
     assert tools["plan"]["strict"] is True  # closing its objects changes nothing it accepts
     assert tools["plan"]["parameters"]["additionalProperties"] is False
@@ -177,9 +183,8 @@ async def test_openai_declares_strict_only_when_lossless_and_describes_images(
     assert results == [PLAN, DESCRIBED]
 
 
-async def test_anthropic_gets_the_image_inside_its_tool_result(make_server: MakeServer) -> None:
-    async with make_server(include={"plan", "picture"}) as server:
-        first, second = await run_on("anthropic", server)
+async def test_anthropic_gets_the_image_inside_its_tool_result(main: MCPServer) -> None:
+    first, second = await run_on("anthropic", main)
     assert "$defs" in declared("anthropic", first)["plan"]["input_schema"]
     blocks = second["messages"][-1]["content"]
     assert blocks == [
@@ -197,9 +202,8 @@ async def test_anthropic_gets_the_image_inside_its_tool_result(make_server: Make
     ]
 
 
-async def test_gemini_gets_refs_inlined_and_images_described(make_server: MakeServer) -> None:
-    async with make_server(include={"plan", "picture"}) as server:
-        first, second = await run_on("gemini", server)
+async def test_gemini_gets_refs_inlined_and_images_described(main: MCPServer) -> None:
+    first, second = await run_on("gemini", main)
     plan = declared("gemini", first)["plan"]
     text = json.dumps(plan)
     assert "$ref" not in text
@@ -210,9 +214,8 @@ async def test_gemini_gets_refs_inlined_and_images_described(make_server: MakeSe
     assert responses == [{"output": PLAN}, {"output": DESCRIBED}]
 
 
-async def test_ollama_gets_the_schema_and_images_described(make_server: MakeServer) -> None:
-    async with make_server(include={"plan", "picture"}) as server:
-        first, second = await run_on("ollama", server)
+async def test_ollama_gets_the_schema_and_images_described(main: MCPServer) -> None:
+    first, second = await run_on("ollama", main)
     assert declared("ollama", first)["plan"]["parameters"]["required"] == ["trip"]
     results = [m["content"] for m in second["messages"] if m["role"] == "tool"]
     assert results == [PLAN, DESCRIBED]
