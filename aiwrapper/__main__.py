@@ -1,5 +1,7 @@
 """``python -m aiwrapper``: a demo of two tools, streamed, on any provider or none.
 
+``python -m aiwrapper serve ...`` runs the gateway instead (``gateway/serve.py``).
+
 With an API key in the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
 ``GEMINI_API_KEY``; or ``AIWRAPPER_PROVIDER=ollama``) it talks to that provider; without one
 it runs on the offline model, which calls each tool once and sums up the results.
@@ -63,8 +65,13 @@ class Printer:
         self.line_open = False
 
 
-def main() -> int:
-    """Run the demo; returns the exit status."""
+def main(argv: list[str] | None = None) -> int:
+    """Run the demo (no arguments) or ``serve`` (the gateway); returns the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"]:
+        from .gateway.serve import main as serve
+
+        return serve(args[1:])
     lang = Lang.from_env()
     if lang.provider == "offline":
         print("No API key found: running on the offline model (set OPENAI_API_KEY to go live).")

@@ -1,0 +1,12 @@
+"""The gateway: any OpenAI or Anthropic client, any ``Lang`` backend, tools translated both ways.
+
+``Gateway(routes)`` is a plain ASGI 3 application (it needs nothing beyond aiwrapper's own
+dependencies); serve it with uvicorn (``pip install 'aiwrapper[gateway]'``) or any ASGI
+server, or run ``python -m aiwrapper serve --route NAME=PROVIDER:MODEL``.
+"""
+
+from __future__ import annotations
+
+from .app import Gateway
+
+__all__ = ["Gateway"]

@@ -1,0 +1,182 @@
+"""Run events as the Anthropic Messages event sequence, for ``anthropic_messages.py``.
+
+A stream opens with ``message_start``; each run of text, each run of thinking and each tool
+call is a content block (``content_block_start``, its deltas, ``content_block_stop``), opened
+when its first event arrives and stopped when something else begins; ``message_delta`` (stop
+reason, usage) and ``message_stop`` end a stream that succeeded, an ``error`` event one that
+did not. Run events carry no signatures: a thinking block's signature is read, when the block
+stops, from the thinking part of the turn being streamed (the backend sent it just before).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from ..assembler import Assembler
+from ..messages import Part, ThinkingPart
+from ..providers.anthropic import wire_id
+from ..providers.anthropic_decode import _STOP_REASONS
+from ..result import FunctionCall, LangResult
+from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ..runevents import ThinkingDelta as ThinkingText
+from .frontend import GatewayError
+
+__all__ = ["EventEncoder", "signature", "stop_reason", "usage"]
+
+# Canonical finish reason -> wire: the decoder's table read backwards, first name wins.
+_WIRE_STOP: dict[str, str] = {}
+for _wire, _canonical in _STOP_REASONS.items():
+    _WIRE_STOP.setdefault(_canonical, _wire)
+
+BlockKind = Literal["text", "thinking", "tool_use"]
+
+
+class EventEncoder:
+    """Encodes one run's events as Messages SSE events."""
+
+    def __init__(
+        self,
+        model: str,
+        message_id: str,
+        error_body: Callable[[GatewayError], dict[str, Any]],
+    ) -> None:
+        self._model = model
+        self._id = message_id
+        self._error_body = error_body
+        self._index = -1  # the open block's index; -1 before the first block
+        self._open: BlockKind | None = None
+        self._call: FunctionCall | None = None  # the call whose tool_use block is open
+        self._streamed: set[int] = set()  # id() of calls whose input went out in pieces
+        self._started = False
+
+    def event(self, event: RunEvent) -> bytes:
+        """The SSE events for one run event (empty when it shows nothing here)."""
+        if isinstance(event, TextDelta):
+            return self._into("text", event.result) + _delta(
+                self._index, "text_delta", "text", event.text
+            )
+        if isinstance(event, ThinkingText):
+            return self._into("thinking", event.result) + _delta(
+                self._index, "thinking_delta", "thinking", event.text
+            )
+        if isinstance(event, CallStarted):
+            return self._start_call(event.call, event.result)
+        if isinstance(event, CallArgumentsDelta) and event.call is self._call:
+            self._streamed.add(id(event.call))
+            return _delta(self._index, "input_json_delta", "partial_json", event.fragment)
+        if isinstance(event, CallReady) and event.call is self._call:
+            if id(event.call) in self._streamed:
+                return b""
+            # Arguments that came whole (a wire that sends objects): one fragment, all of it.
+            return _delta(
+                self._index, "input_json_delta", "partial_json", event.call.arguments_json()
+            )
+        return b""
+
+    def finish(self, result: LangResult) -> bytes:
+        """The last block's stop, ``message_delta`` and ``message_stop``."""
+        out = self._begin() + self._stop_open(result)
+        delta = {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason(result), "stop_sequence": None},
+            "usage": usage(result),
+        }
+        return out + _sse("message_delta", delta) + _sse("message_stop", {"type": "message_stop"})
+
+    def error(self, error: GatewayError) -> bytes:
+        """An ``error`` event, and no ``message_stop``."""
+        return _sse("error", self._error_body(error))
+
+    def _begin(self) -> bytes:
+        if self._started:
+            return b""
+        self._started = True
+        message: dict[str, Any] = {
+            "id": self._id,
+            "type": "message",
+            "role": "assistant",
+            "model": self._model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            # Input tokens are known when the backend's turn ends: message_delta says them.
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+        return _sse("message_start", {"type": "message_start", "message": message})
+
+    def _into(self, kind: BlockKind, result: LangResult) -> bytes:
+        """Open a block of ``kind`` unless one is open already."""
+        if self._open == kind and kind != "tool_use":
+            return b""
+        block: dict[str, Any] = {"type": kind, kind: ""}
+        if kind == "thinking":
+            block["signature"] = ""
+        return self._open_block(kind, block, result)
+
+    def _start_call(self, call: FunctionCall, result: LangResult) -> bytes:
+        block = {"type": "tool_use", "id": wire_id(call.id), "name": call.name, "input": {}}
+        out = self._open_block("tool_use", block, result)
+        self._call = call
+        return out
+
+    def _open_block(self, kind: BlockKind, block: dict[str, Any], result: LangResult) -> bytes:
+        out = self._begin() + self._stop_open(result)
+        self._index += 1
+        self._open = kind
+        start = {"type": "content_block_start", "index": self._index, "content_block": block}
+        return out + _sse("content_block_start", start)
+
+    def _stop_open(self, result: LangResult) -> bytes:
+        if self._open is None:
+            return b""
+        out = b""
+        if self._open == "thinking":
+            signed = _latest_signature(result)
+            if signed:
+                out = _delta(self._index, "signature_delta", "signature", signed)
+        self._open, self._call = None, None
+        stop = {"type": "content_block_stop", "index": self._index}
+        return out + _sse("content_block_stop", stop)
+
+
+def stop_reason(result: LangResult) -> str:
+    """The wire stop reason of the run's last turn."""
+    return _WIRE_STOP.get(result.finish_reason or "stop", "end_turn")
+
+
+def usage(result: LangResult) -> dict[str, int]:
+    """The run's token counts in the wire's names."""
+    return {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens}
+
+
+def signature(part: Part) -> str | None:
+    """A thinking part's signature when an Anthropic backend made it (no other is valid)."""
+    state = part.state
+    if state is None or state.provider != "anthropic":
+        return None
+    value = state.data.get("signature")
+    return value if isinstance(value, str) else None
+
+
+def _latest_signature(result: LangResult) -> str | None:
+    """The signature of the turn's latest thinking part (the turn streaming, else the last)."""
+    streaming = result._streaming
+    parts: list[Part] = (
+        streaming.message.parts if isinstance(streaming, Assembler) else result.messages[-1].parts
+    )
+    for part in reversed(parts):
+        if isinstance(part, ThinkingPart):
+            return signature(part)
+    return None
+
+
+def _delta(index: int, kind: str, key: str, value: str) -> bytes:
+    payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: value}}
+    return _sse("content_block_delta", payload)
+
+
+def _sse(name: str, data: Mapping[str, Any]) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {name}\ndata: {text}\n\n".encode()

@@ -1,0 +1,126 @@
+"""ASGI 3 plumbing for the gateway: one exchange's request body, response and disconnect.
+
+Plain ASGI, no framework: ``Exchange`` reads a size-limited body, sends a JSON or a streamed
+response (each ``send`` waits while the server's write buffer is full, so a slow client slows
+the upstream read instead of piling bytes up here), and remembers the status for the access
+log. ``cancel_on_disconnect`` ends whatever work is running when the client goes away.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from anyio import CancelScope
+
+from .frontend import GatewayError
+
+__all__ = ["Exchange", "Receive", "Scope", "Send", "cancel_on_disconnect", "is_loopback"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_SSE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),  # proxies (nginx) pass events on at once
+]
+
+
+class Exchange:
+    """One HTTP request and its response."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.scope = scope
+        self.receive = receive
+        self._send = send
+        self.status: int | None = None  # set when the response starts
+        self.route: str | None = None  # the route served, for the access log
+
+    @property
+    def started(self) -> bool:
+        """The response's status line has gone out."""
+        return self.status is not None
+
+    def header(self, name: bytes) -> str | None:
+        """A request header's value (``name`` in lower case)."""
+        for key, value in self.scope.get("headers") or ():
+            if key.lower() == name:
+                return bytes(value).decode("latin-1")
+        return None
+
+    async def read_body(self, limit: int) -> bytes:
+        """The request body, refused with 413 past ``limit`` bytes (chunked uploads too)."""
+        declared = self.header(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _too_large(limit)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise GatewayError(400, "invalid_request", "the client went away")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:  # stop reading at once: the rest is never buffered
+                raise _too_large(limit)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def json(
+        self, status: int, body: Any, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        """A whole JSON response."""
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        await self.start(status, [(b"content-type", b"application/json"), *(headers or [])])
+        await self.body(data, more=False)
+
+    async def start_events(self) -> None:
+        """Start a 200 server-sent-events response."""
+        await self.start(200, _SSE_HEADERS)
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """Send the status line and headers."""
+        self.status = status
+        await self._send({"type": "http.response.start", "status": status, "headers": headers})
+
+    async def body(self, data: bytes, *, more: bool = True) -> None:
+        """Send part of the body (the last part when ``more`` is False)."""
+        await self._send({"type": "http.response.body", "body": data, "more_body": more})
+
+
+def error_headers(error: GatewayError) -> list[tuple[bytes, bytes]]:
+    """``retry-after`` (whole seconds, rounded up) for an error that has one."""
+    if error.retry_after is None:
+        return []
+    return [(b"retry-after", str(max(0, math.ceil(error.retry_after))).encode())]
+
+
+def _too_large(limit: int) -> GatewayError:
+    return GatewayError(413, "request_too_large", f"the request body is larger than {limit} bytes")
+
+
+def is_loopback(scope: Scope) -> bool:
+    """The client connects from this machine (a Unix socket counts: it has no address)."""
+    client = scope.get("client")
+    if not client:
+        return True
+    try:
+        return ipaddress.ip_address(str(client[0]).split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a name or anything else unparseable is not known to be local
+
+
+async def cancel_on_disconnect(receive: Receive, scope: CancelScope) -> None:
+    """Cancel ``scope`` when the client disconnects (run after the body has been read)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            scope.cancel()
+            return

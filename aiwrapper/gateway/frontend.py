@@ -1,0 +1,183 @@
+"""What every front-end shares: the decoded client request, the error record, the protocol.
+
+A front-end is the reverse of a provider: it decodes a client's request body (its own wire)
+into the neutral conversation and options, and encodes the run's outcome (a whole
+``LangResult``, or the run events of ``Lang.stream``) as that wire's response body or stream.
+The application (``app.py``) owns HTTP: auth, limits, routing, errors and disconnects; the
+front-ends own no I/O. Adding a wire is one module implementing ``Frontend`` plus its tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ..errors import AIWrapperError
+from ..messages import LangMessages
+from ..result import LangResult
+from ..runevents import RunEvent
+from ..tools import Tool, to_tool
+
+__all__ = [
+    "ClientRequest",
+    "ErrorKind",
+    "Frontend",
+    "GatewayError",
+    "StreamEncoder",
+    "bad_request",
+    "check_number",
+    "check_type",
+    "read_tools",
+]
+
+# The meaning of an error, which each front-end spells in its own wire's error shape.
+ErrorKind = Literal[
+    "invalid_request",
+    "authentication",
+    "permission",
+    "not_found",
+    "request_too_large",
+    "rate_limit",
+    "overloaded",
+    "upstream",
+    "timeout",
+]
+
+
+# One wire tool entry (and its JSON path) as a definition dict ``to_tool`` reads.
+ToolShape = Callable[[Mapping[str, Any], str], Mapping[str, Any]]
+
+
+class GatewayError(AIWrapperError):
+    """Raised inside the gateway for a response it refuses or cannot give.
+
+    Attributes:
+        status: The HTTP status for the client.
+        kind: What went wrong, spelt by each front-end in its wire's error shape.
+        param: The JSON path of the offending request field, for 400s.
+        code: A machine-readable code (``model_not_found``).
+        retry_after: Seconds a rate-limited client should wait.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        kind: ErrorKind,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.param = param
+        self.code = code
+        self.retry_after = retry_after
+
+
+def bad_request(message: str, param: str | None) -> GatewayError:
+    """A 400 naming the request field at fault."""
+    return GatewayError(400, "invalid_request", message, param=param)
+
+
+@dataclass(slots=True)
+class ClientRequest:
+    """A client's request decoded: the route, the conversation and the run options."""
+
+    route: str
+    messages: LangMessages
+    options: dict[str, Any] = field(default_factory=dict)
+    stream: bool = False
+    include_usage: bool = False
+
+
+class StreamEncoder(Protocol):
+    """Turns the events of one run into the bytes of one streamed response."""
+
+    def event(self, event: RunEvent) -> bytes:
+        """The bytes for one run event (empty when it shows nothing on this wire)."""
+        ...
+
+    def finish(self, result: LangResult) -> bytes:
+        """The bytes that end a stream that succeeded."""
+        ...
+
+    def error(self, error: GatewayError) -> bytes:
+        """The bytes that end a stream that failed midway (never a clean finish)."""
+        ...
+
+
+class Frontend(Protocol):
+    """One client wire: request decoding, response and stream encoding, error shape."""
+
+    name: str
+    overloaded_status: int  # the status this wire's clients know as "overloaded"
+
+    def decode(self, body: Any) -> ClientRequest:
+        """The request, or ``GatewayError`` 400 naming the field at fault."""
+        ...
+
+    def response(self, request: ClientRequest, result: LangResult) -> dict[str, Any]:
+        """The whole (non-streamed) response body."""
+        ...
+
+    def encoder(self, request: ClientRequest) -> StreamEncoder:
+        """A fresh encoder for one streamed response."""
+        ...
+
+    def error_body(self, error: GatewayError) -> dict[str, Any]:
+        """The error in this wire's shape."""
+        ...
+
+
+def check_type(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """``body[key]`` when absent or of ``kind``; otherwise a 400 naming ``key``."""
+    value = body.get(key)
+    if value is None:
+        return None
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    # bool is an int to Python, never to JSON: ``true`` is no temperature.
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise bad_request(f"{key!r} has the wrong type", key)
+    return value
+
+
+def check_number(body: Mapping[str, Any], key: str, *, integer: bool = False) -> Any:
+    """A finite number (an int when ``integer``) at ``key``, or ``None`` when absent."""
+    value = check_type(body, key, int if integer else (int, float))
+    if value is not None and not math.isfinite(value):
+        raise bad_request(f"{key!r} must be a finite number", key)
+    return value
+
+
+def read_tools(raw: Any, param: str, shape: ToolShape) -> list[Tool]:
+    """The client's tool declarations as ``Tool`` definitions (no implementation).
+
+    ``shape`` turns one wire entry into a definition dict ``to_tool`` reads, or raises
+    ``GatewayError``; a definition whose schema is unusable is a 400 naming its index.
+    """
+    if raw is None:
+        return []
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        raise bad_request("'tools' must be a list", param)
+    tools: list[Tool] = []
+    for index, entry in enumerate(raw):
+        where = f"{param}[{index}]"
+        if not isinstance(entry, Mapping):
+            raise bad_request("a tool must be an object", where)
+        try:
+            tools.append(to_tool(shape(entry, where)))
+        except AIWrapperError as exc:
+            if isinstance(exc, GatewayError):
+                raise
+            raise bad_request(str(exc), where) from exc
+    names = [t.name for t in tools]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise bad_request(f"two tools are named {name!r}", f"{param}[{index}]")
+    return tools

@@ -1,0 +1,116 @@
+"""``python -m aiwrapper serve``: the gateway under uvicorn (the ``aiwrapper[gateway]`` extra).
+
+``--route NAME=PROVIDER:MODEL`` (repeatable) puts a ``Lang`` behind each model name clients
+send: PROVIDER is ``openai``, ``anthropic``, ``gemini``, ``ollama`` or an OpenAI-compatible
+preset (``groq``, ``openrouter``, ``vllm``...), each with its key from its usual environment
+variable. Without ``--api-key`` it listens on a loopback address only. uvicorn does the
+graceful shutdown: on Ctrl-C or SIGTERM it stops accepting, lets in-flight requests and
+streams finish for a while, then cuts what is left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+from collections.abc import Sequence
+
+from ..errors import ConfigError
+from ..lang import Lang
+from .app import Gateway
+
+__all__ = ["main"]
+
+_FACTORIES = ("openai", "anthropic", "gemini", "ollama")
+_GRACE_SECONDS = 10  # how long in-flight streams may go on after a shutdown signal
+
+
+def main(argv: Sequence[str]) -> int:
+    """Serve the gateway until interrupted; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        import uvicorn
+    except ImportError:
+        print("serve needs uvicorn: pip install 'aiwrapper[gateway]'", file=sys.stderr)
+        return 2
+    if not args.api_key and not _is_loopback(args.host):
+        print(
+            f"refusing to serve {args.host} without --api-key: anyone who can reach it could "
+            "spend your provider keys (listen on 127.0.0.1, or give --api-key)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        routes = dict(_route(spec) for spec in args.route)
+    except ConfigError as exc:
+        print(f"--route: {exc}", file=sys.stderr)
+        return 2
+    _log_to_stderr()
+    config = uvicorn.Config(
+        Gateway(routes, api_keys=args.api_key),
+        host=args.host,
+        port=args.port,
+        access_log=False,  # the gateway writes its own lines, without keys or bodies
+        timeout_graceful_shutdown=_GRACE_SECONDS,
+    )
+    listed = ", ".join(
+        f"{name} -> {lang.provider}:{lang.model.model}" for name, lang in routes.items()
+    )
+    print(f"aiwrapper gateway on http://{args.host}:{args.port} serving {listed}", flush=True)
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass  # uvicorn raises Ctrl-C again once its graceful shutdown is over
+    finally:
+        for lang in routes.values():
+            lang.close()
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m aiwrapper serve",
+        description="Serve OpenAI- and Anthropic-compatible APIs from any provider.",
+    )
+    parser.add_argument(
+        "--route",
+        action="append",
+        required=True,
+        metavar="NAME=PROVIDER:MODEL",
+        help="a model name for clients, served by PROVIDER's MODEL (repeatable)",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--api-key", action="append", default=[], help="a key clients must send (repeatable)"
+    )
+    return parser
+
+
+def _route(spec: str) -> tuple[str, Lang]:
+    name, _, target = spec.partition("=")
+    provider, _, model = target.partition(":")
+    if not name or not provider or not model:
+        raise ConfigError(f"{spec!r} is not NAME=PROVIDER:MODEL")
+    if provider in _FACTORIES:
+        return name, getattr(Lang, provider)(model=model)
+    return name, Lang.openai_compatible(preset=provider, model=model)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _log_to_stderr() -> None:
+    logger = logging.getLogger("aiwrapper.gateway")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)

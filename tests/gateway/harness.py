@@ -1,0 +1,39 @@
+"""A gateway served by uvicorn on 127.0.0.1 (a free port), in a thread of the test process.
+
+One server per test module: tests change ``gateway.routes`` to put the backend they need
+behind a route name. The official SDKs are pointed at it with retries off, so a test never
+waits for a retry and never reaches the network.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+
+from aiwrapper.gateway import Gateway
+
+
+@contextmanager
+def served(gateway: Gateway) -> Iterator[str]:
+    """The gateway's base URL while it is served (``http://127.0.0.1:PORT``)."""
+    config = uvicorn.Config(
+        gateway, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        assert thread.is_alive(), "uvicorn stopped while starting"
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
