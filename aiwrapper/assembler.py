@@ -131,8 +131,11 @@ class Assembler:
     @property
     def answer(self) -> str:
         """The text of the turn so far, joined now (O(1) amortized for a single text part)."""
-        if type(self._open) is TextPart:
+        part = self._open
+        if type(part) is TextPart:
             self._settle()
+            if len(self.message.parts) == 1:  # the common case, read after every delta
+                return part.text
         return self.message.answer
 
     @property

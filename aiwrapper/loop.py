@@ -28,7 +28,7 @@ from .result import FunctionCall, LangResult
 from .structured import OutputPlan
 from .tools import Tool
 from .tools.sources import Toolset, ToolSource
-from .watch import WATCHED, Watchers
+from .watch import Watchers
 
 __all__ = ["Run"]
 
@@ -133,7 +133,8 @@ class Run:
     async def _request(self, options: LangOptions) -> Assembler:
         result = self.result
         watch = self.watch
-        assembler = Assembler(self.model.name, live=watch.active)
+        # Partial arguments are for on_result's snapshots; events hand out the fragments.
+        assembler = Assembler(self.model.name, live=watch.on_result is not None)
         self._turn = assembler
         result._stream_turn(assembler)  # answer and thinking read from the turn, when read
         self._published = 0
@@ -150,13 +151,10 @@ class Run:
         await watch.turn_started()
 
         async def sink(events: list[Event]) -> None:
-            if not assembler.live:  # nobody watches: fold the batch, nothing else per event
+            if not watch.active:  # nobody watches: fold the batch, nothing else per event
                 assembler.add_all(events)
                 return
-            for event in events:
-                assembler.add(event)
-                if isinstance(event, WATCHED):
-                    await watch.streamed(event, assembler, self._publish(assembler))
+            await watch.fold(events, assembler, self._publish)
 
         await self.model.send(request, sink)
         message = assembler.finish()
@@ -200,6 +198,8 @@ class Run:
 
         Returns the calls that were new.
         """
+        if len(assembler.started) == self._published:  # the common case, on every delta
+            return []
         new_calls = assembler.started[self._published :]
         if new_calls:
             self._published += len(new_calls)

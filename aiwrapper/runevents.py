@@ -62,7 +62,11 @@ class CallStarted:
 
 @dataclass(slots=True)
 class CallArgumentsDelta:
-    """A fragment of a call's JSON arguments; ``call.arguments`` holds the parse so far."""
+    """A fragment of a call's JSON arguments, in order; joined they are ``raw_arguments``.
+
+    ``call.arguments`` is complete at ``CallReady``. While the call streams it holds the
+    parse so far only when ``on_result`` is set too (its snapshots show partial calls).
+    """
 
     call: FunctionCall
     fragment: str

@@ -9,7 +9,7 @@ raised where the reader is, when the events before it are read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, NoReturn
 
@@ -42,12 +42,17 @@ class RunStream(Generic[OutputT]):
         self._group: TaskGroup | None = None
         self._error: Exception | None = None  # what ended the run, until it is raised
 
-    async def push(self, event: RunEvent) -> None:
-        """Hand ``event`` to the reader (the run's ``on_event``); waits while it is behind."""
+    def push(self, event: RunEvent) -> Awaitable[None] | None:
+        """Hand ``event`` to the reader (the run's ``on_event``).
+
+        Returns what to await while the reader is behind: no coroutine (and no checkpoint)
+        per event while the buffer has room.
+        """
         try:
-            self._send.send_nowait(event)  # no checkpoint per event while there is room
+            self._send.send_nowait(event)
         except anyio.WouldBlock:
-            await self._send.send(event)
+            return self._send.send(event)
+        return None
 
     async def __aenter__(self) -> RunStream[OutputT]:
         if self._group is not None:

@@ -10,7 +10,7 @@ may be sync or async; an exception they raise ends the run.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from . import events, runevents
@@ -21,25 +21,38 @@ from .result import FunctionCall, LangResult
 __all__ = ["WATCHED", "Watchers", "chain"]
 
 # The neutral stream events that change what a watcher sees.
-WATCHED = (
-    events.TextDelta,
-    events.ThinkingDelta,
-    events.ToolCallStart,
-    events.ToolCallDelta,
-    events.ToolCallEnd,
+WATCHED = frozenset(
+    (
+        events.TextDelta,
+        events.ThinkingDelta,
+        events.ToolCallStart,
+        events.ToolCallDelta,
+        events.ToolCallEnd,
+    )
 )
 
 
 def chain(first: EventCallback | None, then: EventCallback) -> EventCallback:
-    """One ``on_event`` callback calling ``first`` (when given), then ``then``."""
+    """One ``on_event`` callback calling ``first`` (when given), then ``then``.
+
+    Sync when both are (no coroutine per event); otherwise the awaitable it returns runs
+    ``then`` once ``first`` is done.
+    """
     if first is None:
         return then
 
-    async def both(event: runevents.RunEvent) -> None:
-        await _call(first, event)
-        await _call(then, event)
+    def both(event: runevents.RunEvent) -> Awaitable[None] | None:
+        value = first(event)
+        if value is not None and inspect.isawaitable(value):
+            return _then(value, then, event)
+        return then(event)
 
     return both
+
+
+async def _then(pending: Awaitable[Any], then: EventCallback, event: runevents.RunEvent) -> None:
+    await pending
+    await _call(then, event)
 
 
 async def _call(callback: Callable[[Any], Any], argument: object) -> None:
@@ -76,25 +89,91 @@ class Watchers:
         if self.on_result is not None:
             await _call(self.on_result, self.result)
 
-    async def streamed(
+    async def fold(
+        self,
+        batch: list[events.Event],
+        assembler: Assembler,
+        publish: Callable[[Assembler], Sequence[FunctionCall]],
+    ) -> None:
+        """Fold a batch of stream events into the turn, reporting each watched one.
+
+        ``publish`` shows the turn's new calls on the result and returns them.
+        """
+        add, streamed, watched, start = assembler.add, self.streamed, WATCHED, events.ToolCallStart
+        for event in batch:
+            add(event)
+            kind = type(event)
+            if kind in watched:
+                new_calls = publish(assembler) if kind is start else ()  # only a start adds one
+                pending = streamed(event, assembler, new_calls)
+                if pending is not None:  # an async callback: sync ones are done already
+                    await pending
+
+    def streamed(
         self,
         event: events.Event,
         assembler: Assembler,
         new_calls: Sequence[FunctionCall],
-    ) -> None:
-        """A watched stream event was folded into the turn: its public events, then the result."""
-        if self.on_event is not None:
-            result = self.result
-            for call in new_calls:
-                await self.emit(runevents.CallStarted(call, result))
-            public = _public(event, assembler, result)
-            if isinstance(public, runevents.CallArgumentsDelta) and self.hidden(public.call):
-                pass
-            elif public is not None:
-                await self.emit(public)
-            elif isinstance(event, events.ToolCallEnd) and event.index in assembler.calls:
-                await self.ready(assembler.calls[event.index].call)
+    ) -> Awaitable[Any] | None:
+        """A watched stream event was folded into the turn: its public events, then the result.
+
+        This runs for every delta, so sync callbacks are called right here, without a
+        coroutine; when a callback turns out to be async, the awaitable returned finishes the
+        rest in order (``None``: nothing left to await).
+        """
+        on_event = self.on_event
+        if on_event is None:  # on_result alone, the most common watcher
+            value = self.on_result(self.result)  # type: ignore[misc]
+        else:
+            public = _public(event, assembler, self.result)
+            if public is None or new_calls or self._hides(public):
+                return self._deliver(self._stream_events(event, assembler, new_calls))
+            value = on_event(public)  # the common case: one delta, one event
+            if value is not None and inspect.isawaitable(value):
+                return self._deliver_rest(value, [])
+            value = self.on_result(self.result) if self.on_result is not None else None
+        return value if value is not None and inspect.isawaitable(value) else None
+
+    def _hides(self, public: runevents.RunEvent) -> bool:
+        return isinstance(public, runevents.CallArgumentsDelta) and self.hidden(public.call)
+
+    def _stream_events(
+        self, event: events.Event, assembler: Assembler, new_calls: Sequence[FunctionCall]
+    ) -> list[runevents.RunEvent]:
+        result = self.result
+        out: list[runevents.RunEvent] = [runevents.CallStarted(c, result) for c in new_calls]
+        public = _public(event, assembler, result)
+        if public is not None:
+            if not self._hides(public):
+                out.append(public)
+        elif isinstance(event, events.ToolCallEnd) and event.index in assembler.calls:
+            call = assembler.calls[event.index].call
+            if id(call) not in self._ready and not self.hidden(call):
+                self._ready.add(id(call))
+                out.append(runevents.CallReady(call, result))
+        return out
+
+    def _deliver(self, emitted: list[runevents.RunEvent]) -> Awaitable[Any] | None:
+        on_event = self.on_event
+        assert on_event is not None
+        for i, event in enumerate(emitted):
+            value = on_event(event)
+            if value is not None and inspect.isawaitable(value):
+                return self._deliver_rest(value, emitted[i + 1 :])
+        return self._result_now()
+
+    async def _deliver_rest(self, pending: Awaitable[Any], rest: list[runevents.RunEvent]) -> None:
+        await pending
+        for event in rest:
+            await self.emit(event)
         await self.changed()
+
+    def _result_now(self) -> Awaitable[Any] | None:
+        on_result = self.on_result
+        if on_result is None:
+            return None
+        value = on_result(self.result)
+        return value if value is not None and inspect.isawaitable(value) else None
 
     async def ready(self, call: FunctionCall) -> None:
         """``call``'s arguments are complete (reported once per call)."""
@@ -140,8 +219,9 @@ def _public(
     event: events.Event, assembler: Assembler, result: LangResult
 ) -> runevents.RunEvent | None:
     """The public event of a text, thinking or argument delta (none for empty text)."""
-    if isinstance(event, events.TextDelta):
-        return runevents.TextDelta(event.text, result) if event.text else None
+    kind = type(event)
+    if kind is events.TextDelta:
+        return runevents.TextDelta(event.text, result) if event.text else None  # type: ignore[union-attr]
     if isinstance(event, events.ThinkingDelta):
         return runevents.ThinkingDelta(event.text, result) if event.text else None
     if isinstance(event, events.ToolCallDelta):

@@ -17,6 +17,7 @@ import wire
 __all__ = [
     "LOOP_FUNCTIONS",
     "anthropic_text",
+    "anthropic_tools",
     "gemini_text",
     "ollama_text",
     "openai_stream",
@@ -95,6 +96,19 @@ async def anthropic_text(client: httpx.AsyncClient, root: str) -> str:
         if event["type"] == "content_block_delta" and event["delta"]["type"] == "text_delta":
             text.append(event["delta"]["text"])
     return "".join(text)
+
+
+async def anthropic_tools(client: httpx.AsyncClient, root: str) -> list[str]:
+    """A streamed Anthropic message's tool_use inputs, as JSON text per block."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": _USER, "stream": True}
+    inputs: dict[int, list[str]] = {}
+    async for data in _data_lines(client, root + "/v1/messages", body):
+        event = json.loads(data)
+        if event["type"] == "content_block_start":
+            inputs[event["index"]] = []
+        elif event["type"] == "content_block_delta":
+            inputs[event["index"]].append(event["delta"]["partial_json"])
+    return ["".join(inputs[i]) for i in sorted(inputs)]
 
 
 async def gemini_text(client: httpx.AsyncClient, root: str) -> str:

@@ -19,6 +19,7 @@ import json
 import sys
 
 import wire
+import wire_calls
 
 _TOOL_ROLE = (b'"role":"tool"', b'"role": "tool"')
 
@@ -38,6 +39,8 @@ def render(deltas: int, calls: int, fragments: int) -> dict[str, bytes]:
     scenarios = {
         "openai-text": wire.openai_text(deltas),
         "openai-tools": wire.openai_tools(calls, fragments),
+        "anthropic-tools": wire_calls.anthropic_tools(calls, fragments),
+        "openai-big-call": wire_calls.openai_big_call(),
         "loop": wire.openai_loop_calls(),
         "loop-answer": wire.openai_loop_answer(),
         "short": wire.openai_loop_answer(),

@@ -299,3 +299,43 @@ def test_stream_sync_raises_the_error_that_ended_the_run() -> None:
 def test_a_bad_option_fails_when_the_stream_is_made() -> None:
     with pytest.raises(TypeError, match="on_event"):
         Lang.scripted([]).stream("hi", on_evnt=print)
+
+
+@pytest.mark.anyio
+async def test_async_callbacks_hear_each_change_in_order(anyio_backend: str) -> None:
+    heard: list[str] = []
+
+    async def on_event(event: RunEvent) -> None:
+        await anyio.lowlevel.checkpoint()
+        if isinstance(event, (TextDelta, CallArgumentsDelta)):
+            heard.append(f"event {getattr(event, 'text', None) or event.fragment}")  # type: ignore[union-attr]
+
+    async def on_result(result: LangResult) -> None:
+        await anyio.lowlevel.checkpoint()
+        heard.append(f"result {result.answer}")
+
+    script = [{"text": "Hi", "function_calls": [{"name": "add", "arguments": '{"a":1,"b":2}'}]}]
+    await Lang.scripted([*script, "Done"]).ask(
+        "go", functions=[add], on_event=on_event, on_result=on_result
+    )
+    # Text, then the call's start (no event of its own here), then its first fragment.
+    assert heard[:5] == ["event Hi", "result Hi", "result Hi", 'event {"a":1,"', "result Hi"]
+    assert heard[-3:] == ["event Done", "result Done", "result Done"]  # the last: finished
+
+
+def test_sync_callbacks_are_called_without_a_coroutine_per_event() -> None:
+    from aiwrapper import LangMessages
+    from aiwrapper.assembler import Assembler
+    from aiwrapper.events import TextDelta as Delta
+    from aiwrapper.watch import Watchers
+
+    calls: list[str] = []
+    watchers = Watchers(
+        LangResult("p", LangMessages()),
+        lambda result: calls.append("result"),
+        lambda event: calls.append("event"),
+    )
+    assembler = Assembler("p", live=True)
+    assembler.add(Delta("x"))
+    assert watchers.streamed(Delta("x"), assembler, ()) is None
+    assert calls == ["event", "result"]
