@@ -51,8 +51,9 @@ class Run:
         self.toolset: Toolset | None = None
         _check_answered(result.messages)
         _check_orphans(result.messages)
-        options = check_options(model.name, options.model or model.model, options, tools)
-        self.output = OutputPlan.for_run(model.name, options.model or model.model, options, tools)
+        model_id, offered = options.model or model.model, [*tools, *sources]
+        options = check_options(model.name, model_id, options, offered)
+        self.output = OutputPlan.for_run(model.name, model_id, options, tools, bool(offered))
         self.model = model
         self.options = options
         self.tools = tools

@@ -53,15 +53,23 @@ class OutputPlan:
 
     @classmethod
     def for_run(
-        cls, provider: str, model: str, options: LangOptions, tools: Sequence[Tool]
+        cls,
+        provider: str,
+        model: str,
+        options: LangOptions,
+        tools: Sequence[Tool],
+        has_tools: bool,
     ) -> OutputPlan | None:
-        """The plan for a run, or None when it asks for plain text."""
+        """The plan for a run, or None when it asks for plain text.
+
+        ``has_tools`` also counts tool servers, whose tools are listed only once the run starts.
+        """
         spec = output_spec(options.output_type)
         if spec is None:
             return None
         if any(t.name == OUTPUT_TOOL for t in tools):
             raise ConfigError(f"the function name {OUTPUT_TOOL!r} is reserved with output_type")
-        native = native_output(provider, model, spec.schema, has_tools=bool(tools))
+        native = native_output(provider, model, spec.schema, has_tools=has_tools)
         force = provider in _FORCEABLE and not options.thinking
         return cls(spec, native=native, retries=options.output_retries or 0, force=force)
 

@@ -8,14 +8,24 @@ fallback's forced tool must stay invisible (no call in ``function_calls``, none 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import httpx
 import pytest
 
-from aiwrapper import CapabilityWarning, Lang, OutputValidationError, Param, capabilities, tool
+from aiwrapper import (
+    CapabilityWarning,
+    Lang,
+    OutputValidationError,
+    Param,
+    Tool,
+    capabilities,
+    tool,
+)
+from aiwrapper.tools.sources import ToolSource
 
 pytestmark = pytest.mark.anyio
 
@@ -384,3 +394,28 @@ async def test_streamed_fallback_answer_sends_no_call_events() -> None:
     assert isinstance(seen[-1], RunFinished)
     assert run.result.output == Weather("Oslo", 3.5)
     assert [c.name for c in run.result.function_calls] == ["get_temperature"]
+
+
+class OneToolSource(ToolSource):
+    """A tool server stand-in: its tools are known only once the run opens it."""
+
+    async def open_for_run(self, stack: AsyncExitStack) -> Callable[[], Awaitable[list[Tool]]]:
+        tools = [get_temperature]
+
+        async def feed() -> list[Tool]:
+            return tools
+
+        return feed
+
+
+async def test_tools_of_a_server_count_as_tools_for_the_gemini_2_fallback() -> None:
+    server = Server(gemini_answer({"functionCall": {"name": "final_result", "args": ANSWER}}))
+    async with server.client() as client:
+        lang = Lang.gemini("gemini-2.5-flash", api_key="k", http_client=client)
+        result = await lang.ask(
+            "Weather?", functions=[OneToolSource()], output_type=Weather, stream=False
+        )
+    declared = server.bodies[0]["tools"][0]["functionDeclarations"]
+    assert [d["name"] for d in declared] == ["get_temperature", "final_result"]
+    assert "generationConfig" not in server.bodies[0]
+    assert result.output == Weather("Oslo", 3.5)
