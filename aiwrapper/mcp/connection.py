@@ -24,7 +24,6 @@ import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp_types import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -199,8 +198,8 @@ class Connection:
                 task_status.started()
                 async for _event in subscription:
                     self.changed = True
-        except (MCPError, ListenNotSupportedError, SubscriptionLost, TimeoutError):
-            pass  # no change stream: the list is still read once per connection
+        except Exception:  # e.g. SubscriptionLost: the session itself decides if it is lost
+            pass  # no change stream: the list is still read after calls and on refresh()
         finally:
             with suppress(RuntimeError):  # started already
                 task_status.started()

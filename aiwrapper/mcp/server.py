@@ -9,6 +9,7 @@ once per connection and again after the server says it changed or after ``refres
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -29,6 +30,7 @@ class _Live:
     """An open connection and the tools read from it (one list object while unchanged)."""
 
     def __init__(self, connection: Connection, options: ToolOptions, caller: Caller) -> None:
+        self.thread = threading.get_ident()  # its event loop's thread (one loop per thread)
         self.connection = connection
         self.options = options
         self.caller = caller
@@ -129,8 +131,12 @@ class MCPServer(ToolSource):
             self._live.connection.changed = True
 
     async def open_for_run(self, stack: AsyncExitStack) -> ToolFeed:
-        """Used by the run: the open connection's tools, or a connection for this run only."""
-        if self._live is not None:
+        """Used by the run: the open connection's tools, or a connection for this run only.
+
+        A run on another event loop (``ask_sync`` beside an ``async with server``) cannot use
+        the open connection, which belongs to its own loop: it gets one of its own.
+        """
+        if self._live is not None and self._live.thread == threading.get_ident():
             return self._live.tools
         connection = Connection(self._spec)
         await connection.open()
@@ -138,7 +144,7 @@ class MCPServer(ToolSource):
         return _Live(connection, self._options, connection.call).tools
 
     async def _call_detached(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        if self._live is not None:
+        if self._live is not None and self._live.thread == threading.get_ident():
             return await self._live.connection.call(name, arguments)
         connection = Connection(self._spec)
         await connection.open()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +17,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from aiwrapper import ConnectionError, Lang, LangResult
+from aiwrapper import ConnectionError, Lang, LangResult, RunTimeoutError
 from aiwrapper.mcp import MCPServer
 
 from .conftest import APP, free_port
@@ -131,6 +133,39 @@ def test_ask_sync_works_inside_a_running_event_loop(make_server: MakeServer) -> 
     result = asyncio.run(inside())
     assert [m.content for m in result.messages if m.role == "tool"] == ["4"]
     lang.close()
+
+
+# asyncio only: under trio, anyio's pytest plugin marks the context (not the thread, as trio
+# itself does) as trio, and ask_sync's loop thread inherits that context.
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_ask_sync_beside_an_open_server_gets_a_connection_of_its_own() -> None:
+    async with stdio_server() as server:
+        first = await Lang.scripted(pid_turns()).ask("pid?", functions=[server])
+        lang = Lang.scripted(pid_turns())
+        second = lang.ask_sync("pid?", functions=[server])  # on the sync facade's own loop
+        lang.close()
+        assert server_pid(second) != server_pid(first)
+        assert not alive(server_pid(second))
+        assert alive(server_pid(first))
+
+
+async def test_cancellations_and_deaths_leave_no_resource_warning_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    slow = {"name": "slow", "arguments": {"seconds": 30, "tag": "w"}, "id": "s"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with anyio.move_on_after(1.5):  # cancelled mid-call
+            await Lang.scripted([{"function_calls": [slow]}]).ask("go", functions=[stdio_server()])
+        timing_out = Lang.scripted([{"function_calls": [slow]}])
+        with pytest.raises(RunTimeoutError):
+            await timing_out.ask("go", functions=[stdio_server()], timeout=1.5)
+        await Lang.scripted([DIE, "it died"]).ask("go", functions=[stdio_server()])
+        gc.collect()
+    assert [str(w.message) for w in caught] == []
+    assert unraisable == []
 
 
 def test_import_aiwrapper_mcp_without_the_extra_names_it() -> None:
