@@ -44,6 +44,7 @@ from .runevents import (
     TurnFinished,
     TurnStarted,
 )
+from .sizelimits import SizeLimits
 from .stream import RunStream
 from .tools import Context, Param, Tool, tool
 
@@ -82,6 +83,7 @@ __all__ = [
     "RunStream",
     "RunTimeoutError",
     "ServerError",
+    "SizeLimits",
     "StreamError",
     "TextDelta",
     "ThinkingDelta",

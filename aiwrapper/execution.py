@@ -22,6 +22,7 @@ from .errors import ToolArgumentsError
 from .messages import ImagePart, LangMessage
 from .options import LangOptions
 from .result import FunctionCall, LangResult
+from .sizelimits import SizeLimits, clip_text
 from .tools import Context, Tool, ToolContent, serialize_result
 
 __all__ = ["CallExecutor", "ToolOutcome"]
@@ -80,6 +81,7 @@ class CallExecutor:
         self.truncated = False
         self.signatures: dict[int, tuple[str, str]] = {}
         self.outcomes: dict[int, ToolOutcome] = {}  # id(call) -> outcome, for this turn
+        self.result_chars = (options.limits or SizeLimits()).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
 
     @property
@@ -116,7 +118,9 @@ class CallExecutor:
             if self.raised is not None:
                 raise self.raised
         return [
-            _result_message(c, o) for c, o in zip(calls, outcomes, strict=True) if o is not None
+            _result_message(c, o, self.result_chars)
+            for c, o in zip(calls, outcomes, strict=True)
+            if o is not None
         ]
 
     def settle(self, calls: Sequence[FunctionCall], reason: str) -> list[LangMessage]:
@@ -132,7 +136,7 @@ class CallExecutor:
                 verb = "was interrupted" if call.status == "running" else "was not run"
                 call.status, call.error = "error", f"This call {verb}: {reason}."
                 outcome = ToolOutcome(call.error, True, "Interrupted")
-            messages.append(_result_message(call, outcome))
+            messages.append(_result_message(call, outcome, self.result_chars))
         return messages
 
     def _over_limit(self, call: FunctionCall) -> ToolOutcome:
@@ -356,10 +360,10 @@ def _cancelled_from_outside() -> bool:
     return cancelling is None or cancelling() > 0
 
 
-def _result_message(call: FunctionCall, outcome: ToolOutcome) -> LangMessage:
+def _result_message(call: FunctionCall, outcome: ToolOutcome, limit: int) -> LangMessage:
     return LangMessage.tool_result(
         call,
-        outcome.content,
+        clip_text(outcome.content, limit),  # a huge result must not flood the model's context
         is_error=outcome.is_error,
         error_type=outcome.error_type,
         images=outcome.images,

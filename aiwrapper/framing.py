@@ -13,6 +13,8 @@ only when a CR is actually present.
 
 from __future__ import annotations
 
+from .errors import StreamError
+
 __all__ = ["NDJSONDecoder", "SSEDecoder", "SSEEvent"]
 
 SSEEvent = tuple[str | None, str]
@@ -22,13 +24,30 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class _Framer:
-    """Shared state of the decoders: the unfinished tail, and whether the last chunk ended in CR."""
+    """Shared state of the decoders: the unfinished tail, and whether the last chunk ended in CR.
 
-    __slots__ = ("_cr", "_parts")
+    ``max_frame`` caps the unfinished tail (one SSE event or NDJSON line, in bytes): a server
+    that never ends its line is a ``StreamError`` once the tail is that long, not unbounded
+    memory. None means no cap.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_cr", "_max", "_parts", "_size")
+
+    def __init__(self, max_frame: int | None = None) -> None:
         self._parts: list[bytes] = []
         self._cr = False
+        self._max = max_frame
+        self._size = 0  # bytes in _parts
+
+    def _hold(self, tail: bytes) -> None:
+        """Keep ``tail`` until its frame ends, within ``max_frame``."""
+        self._parts.append(tail)
+        self._size += len(tail)
+        if self._max is not None and self._size > self._max:
+            raise StreamError(
+                f"a stream frame (SSE event or NDJSON line) is longer than {self._max:,} bytes "
+                "(SizeLimits.frame_bytes; pass limits=SizeLimits(frame_bytes=...) to allow more)"
+            )
 
     def _lf_only(self, chunk: bytes) -> bytes:
         """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends).
@@ -52,6 +71,7 @@ class _Framer:
         """Everything still pending at the end of the body."""
         rest = b"".join(self._parts)
         self._parts.clear()
+        self._size = 0
         self._cr = False
         return rest
 
@@ -68,8 +88,8 @@ class SSEDecoder(_Framer):
 
     __slots__ = ("_bom", "_started")
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, max_frame: int | None = None) -> None:
+        super().__init__(max_frame)
         self._started = False
         self._bom = b""  # the first bytes of the body while they may still be a split BOM
 
@@ -86,21 +106,23 @@ class SSEDecoder(_Framer):
                 return _parse_blocks(chunk[:-2].decode("utf-8", "replace"))
             if b"\n\n" not in chunk:
                 if chunk:
-                    parts.append(chunk)
+                    self._hold(chunk)
                 return []
             pending = chunk
         elif not chunk:
             return []  # an empty part would hide a blank line straddling its neighbours
         else:
-            parts.append(chunk)
             # The blank line may straddle the previous chunk and this one.
-            if b"\n\n" not in chunk and not (chunk[:1] == b"\n" and parts[-2][-1:] == b"\n"):
+            if b"\n\n" not in chunk and not (chunk[:1] == b"\n" and parts[-1][-1:] == b"\n"):
+                self._hold(chunk)
                 return []
+            parts.append(chunk)
             pending = b"".join(parts)
             parts.clear()
+            self._size = 0
         end = pending.rfind(b"\n\n")
         if end + 2 < len(pending):
-            parts.append(pending[end + 2 :])
+            self._hold(pending[end + 2 :])
         # Everything before the last blank line is whole events, hence whole UTF-8.
         return _parse_blocks(pending[:end].decode("utf-8", "replace"))
 
@@ -187,15 +209,16 @@ class NDJSONDecoder(_Framer):
         parts = self._parts
         if b"\n" not in chunk:
             if chunk:
-                parts.append(chunk)
+                self._hold(chunk)
             return []
         if parts:
             parts.append(chunk)
             chunk = b"".join(parts)
             parts.clear()
+            self._size = 0
         end = chunk.rfind(b"\n")
         if end + 1 < len(chunk):
-            parts.append(chunk[end + 1 :])
+            self._hold(chunk[end + 1 :])
         lines = chunk[:end].decode("utf-8", "replace").split("\n")
         return [line for line in lines if line and not line.isspace()]
 

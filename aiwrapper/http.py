@@ -24,7 +24,7 @@ import re
 import ssl
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
@@ -35,7 +35,9 @@ import httpx
 from anyio import sleep
 
 from . import errors
+from .bodies import BodyChunks, read_body, read_error_body
 from .providers.base import HttpCall, retry_after_seconds
+from .sizelimits import SizeLimits
 
 __all__ = ["HttpTransport", "OnError", "retry_delay"]
 
@@ -62,6 +64,7 @@ _RETRY_EXCEPTIONS = (
 # The connection dropped before any response head: most often a pooled keep-alive connection
 # the server closed just as it was reused (a race the pool's liveness check cannot see).
 # Resent once at once, outside ``max_retries``, as browsers do for a reused connection.
+_DEFAULT_SIZES = SizeLimits()
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 # RFC 9110 field-value: visible characters, with spaces and tabs only between them.
 _SENDABLE_VALUE = re.compile(r"(?:[\x21-\x7e](?:[ \t]*[\x21-\x7e])*)?")
@@ -112,23 +115,20 @@ class HttpTransport:
         )
         self._tls: ssl.SSLContext | None = None  # built once, shared by the clients of all loops
 
-    async def request_json(self, call: HttpCall, on_error: OnError) -> Any:
+    async def request_json(
+        self, call: HttpCall, on_error: OnError, *, limits: SizeLimits | None = None
+    ) -> Any:
         """POST ``call`` and return its JSON response body.
 
         Raises:
             ProviderError: what ``on_error`` builds for a non-2xx status after the retries.
             ConnectionError: the server could not be reached.
             RequestTimeoutError: the server did not answer in time.
-            StreamError: the body broke off or is not JSON.
+            StreamError: the body broke off, is not JSON, or exceeds ``limits.body_bytes``.
         """
-        response = await self._open(call, on_error)
-        try:
-            body = await response.aread()
-        except httpx.HTTPError as exc:
-            raise _body_error(exc, _where(call)) from exc
-        finally:
-            if not response.is_closed:  # a body read to its end has closed itself
-                await _close(response)
+        limits = limits or _DEFAULT_SIZES
+        response = await self._open(call, on_error, limits)
+        body = await read_body(response, _where(call), limits.body_bytes)
         try:
             return json.loads(body)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
@@ -140,7 +140,7 @@ class HttpTransport:
 
     @asynccontextmanager
     async def stream(
-        self, call: HttpCall, on_error: OnError
+        self, call: HttpCall, on_error: OnError, *, limits: SizeLimits | None = None
     ) -> AsyncIterator[AsyncIterator[bytes]]:
         """POST ``call`` and yield an iterator over the raw chunks of its 2xx body.
 
@@ -152,10 +152,12 @@ class HttpTransport:
             ProviderError: what ``on_error`` builds for a non-2xx status after the retries.
             ConnectionError: the server could not be reached.
             RequestTimeoutError: the server did not answer, or stopped sending, in time.
-            StreamError: the body broke off (reset, closed mid-message).
+            StreamError: the body broke off (reset, closed mid-message), or exceeds
+                ``limits.body_bytes``.
         """
-        response = await self._open(call, on_error)
-        chunks = _BodyChunks(response, _where(call))
+        limits = limits or _DEFAULT_SIZES
+        response = await self._open(call, on_error, limits)
+        chunks = BodyChunks(response, _where(call), limits.body_bytes)
         try:
             yield chunks
         finally:
@@ -222,7 +224,7 @@ class HttpTransport:
             if callable(is_closed) and is_closed():
                 del self._clients[loop]
 
-    async def _open(self, call: HttpCall, on_error: OnError) -> httpx.Response:
+    async def _open(self, call: HttpCall, on_error: OnError, limits: SizeLimits) -> httpx.Response:
         """Send ``call`` until a 2xx response head arrives; return it unread."""
         client = self._client(call.url)
         request = _build_request(client, call)
@@ -241,18 +243,15 @@ class HttpTransport:
             else:
                 if response.is_success:
                     return response
-                delay = await self._rejected(response, attempt, on_error)
+                body = await read_error_body(response, _where(call), limits.error_body_bytes)
+                delay = self._rejected(response, body, attempt, on_error)
             await sleep(delay)
             attempt += 1
 
-    async def _rejected(self, response: httpx.Response, attempt: int, on_error: OnError) -> float:
-        """Read an error response; return the delay before a retry, or raise its error."""
-        try:
-            body = await response.aread()
-        except httpx.HTTPError:
-            body = b""  # the status alone still decides; a half-read error page adds nothing
-        finally:
-            await _close(response)
+    def _rejected(
+        self, response: httpx.Response, body: bytes, attempt: int, on_error: OnError
+    ) -> float:
+        """The delay before retrying an error response, or raise its error."""
         error = on_error(response.status_code, body, response.headers)
         delay = None
         if attempt < self.max_retries:
@@ -395,58 +394,6 @@ def _json_bytes(body: object) -> bytes:
         return json.dumps(body, separators=(",", ":")).encode()
 
 
-class _BodyChunks:
-    """The chunks of a response body, with httpx failures mapped to aiwrapper errors."""
-
-    __slots__ = ("_chunks", "_done", "_where")
-
-    def __init__(self, response: httpx.Response, where: str) -> None:
-        # Raw bytes skip one generator per chunk; ``aiter_bytes`` is needed for a compressed
-        # body, and for one already read into memory (``httpx.MockTransport`` content).
-        encoded = response.headers.get("content-encoding", "identity") != "identity"
-        if encoded or response.is_stream_consumed:
-            self._chunks = response.aiter_bytes()
-        else:
-            self._chunks = response.aiter_raw()
-        self._where = where
-        self._done = False
-
-    def __aiter__(self) -> _BodyChunks:
-        return self
-
-    async def __anext__(self) -> bytes:
-        try:
-            return await self._chunks.__anext__()
-        except StopAsyncIteration:
-            self._done = True
-            raise
-        except httpx.HTTPError as exc:
-            self._done = True
-            raise _body_error(exc, self._where) from exc
-
-    async def finish(self) -> None:
-        """Run httpx's chain of body generators to its end, once the response is closed.
-
-        Closing only the outermost generator would leave the inner ones to the garbage
-        collector, which trio reports as a ResourceWarning. Resumed under a cancelled scope,
-        every one of them ends: on a closed connection the next read fails at once, and an
-        in-memory body (``httpx.MockTransport``) is simply read out.
-        """
-        if self._done:
-            return
-        self._done = True
-        with anyio.CancelScope() as scope:
-            scope.cancel()
-            with suppress(Exception):
-                async for _ in self._chunks:
-                    pass
-
-
-async def _close(response: httpx.Response) -> None:
-    with anyio.CancelScope(shield=True):
-        await response.aclose()
-
-
 def _where(call: HttpCall) -> str:
     """The URL for messages, without a query string (some services put keys there)."""
     return call.url.split("?", 1)[0]
@@ -465,11 +412,3 @@ def _request_error(exc: httpx.HTTPError, where: str, on_error: OnError) -> error
         # h11 refused to send what we built: a header value with a line break, most often.
         return errors.ConfigError(f"The request to {where} cannot be sent: {detail}")
     return errors.ConnectionError(f"Could not reach {where}: {detail}")
-
-
-def _body_error(exc: httpx.HTTPError, where: str) -> errors.AIWrapperError:
-    """The error for a response body that could not be read to its end."""
-    detail = str(exc) or type(exc).__name__
-    if isinstance(exc, httpx.TimeoutException):
-        return errors.RequestTimeoutError(f"{where} stopped sending in time ({detail})")
-    return errors.StreamError(f"The response from {where} broke off: {detail}")

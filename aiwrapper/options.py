@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from .sizelimits import SizeLimits
+
 if TYPE_CHECKING:
     from .result import FunctionCall, LangResult
     from .runevents import RunEvent
@@ -69,6 +71,8 @@ class LangOptions:
             shape and validated into ``result.output``. ``str`` is a plain text answer.
         output_retries: Repair rounds for an answer that does not fit ``output_type``
             (default 1; they count toward ``max_iterations``).
+        limits: Size caps (``SizeLimits``): the longest stream frame, the largest response
+            body, how much of an error body is kept, the longest tool result sent to the model.
     """
 
     on_result: ResultCallback | None = None
@@ -100,6 +104,7 @@ class LangOptions:
     extra_headers: Mapping[str, str] | None = None
     output_type: Any = None
     output_retries: int | None = None
+    limits: SizeLimits | None = None
 
 
 DEFAULTS = LangOptions(
@@ -158,6 +163,8 @@ def _validated(options: LangOptions) -> LangOptions:
 
 
 def _problem(o: LangOptions) -> str | None:
+    if o.limits is not None and not isinstance(o.limits, SizeLimits):
+        return f"limits must be a SizeLimits, not {o.limits!r}"
     if o.tool_errors not in ("return", "raise"):
         return f"tool_errors must be 'return' or 'raise', not {o.tool_errors!r}"
     for name in ("max_iterations", "max_tool_calls", "max_concurrency", "max_tokens"):

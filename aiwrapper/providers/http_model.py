@@ -16,6 +16,7 @@ from .. import errors
 from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from ..http import HttpTransport
+from ..sizelimits import SizeLimits
 from .base import EventSink, HttpCall, Provider, ProviderRequest, StreamDecoder
 
 __all__ = ["HttpModel"]
@@ -51,22 +52,26 @@ class HttpModel:
             StreamError: the response broke off or could not be decoded.
         """
         call = self.provider.encode(request)
+        limits = request.options.limits or SizeLimits()
         if call.stream:
-            await self._send_stream(call, request, sink)
+            await self._send_stream(call, request, sink, limits)
             return
-        body = await self.transport.request_json(call, self.provider.error)
+        body = await self.transport.request_json(call, self.provider.error, limits=limits)
         await sink(self._decode(lambda: self._decode_body(request, body)))
 
     async def aclose(self) -> None:
         """Release the transport's connections."""
         await self.transport.aclose()
 
-    async def _send_stream(self, call: HttpCall, request: ProviderRequest, sink: EventSink) -> None:
+    async def _send_stream(
+        self, call: HttpCall, request: ProviderRequest, sink: EventSink, limits: SizeLimits
+    ) -> None:
         decoder = self._new_decoder(request)
-        framer = SSEDecoder() if self.provider.framing == "sse" else _NDJSONFrames()
+        most = limits.frame_bytes
+        framer = SSEDecoder(most) if self.provider.framing == "sse" else _NDJSONFrames(most)
         # The per-chunk path is hot (every token passes through it): locals, no extra calls.
         frames, feed = framer.feed, decoder.feed
-        async with self.transport.stream(call, self.provider.error) as chunks:
+        async with self.transport.stream(call, self.provider.error, limits=limits) as chunks:
             async for chunk in chunks:
                 batch: list[Event] = []
                 try:
@@ -121,8 +126,8 @@ class _NDJSONFrames:
 
     __slots__ = ("_lines",)
 
-    def __init__(self) -> None:
-        self._lines = NDJSONDecoder()
+    def __init__(self, max_frame: int | None = None) -> None:
+        self._lines = NDJSONDecoder(max_frame)
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         return [(None, line) for line in self._lines.feed(chunk)]
