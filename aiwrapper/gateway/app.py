@@ -21,7 +21,7 @@ import anyio
 
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
-from .frontend import ClientRequest, Frontend, GatewayError
+from .frontend import ClientRequest, Frontend, GatewayError, in_call_order
 from .openai_chat import OpenAIChat
 from .upstream import as_gateway_error
 
@@ -156,11 +156,12 @@ async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange:
     """Run the request on ``lang`` and send the answer; errors go to the client, never up."""
     options = {k: v for k, v in request.options.items() if v is not None}
     options.update(_TRANSLATOR)
+    messages = in_call_order(request.messages)
     try:
         if request.stream:
-            await _stream(front, request, lang.stream(request.messages, options), exchange)
+            await _stream(front, request, lang.stream(messages, options), exchange)
         else:
-            result = await lang.chat(request.messages, options)
+            result = await lang.chat(messages, options)
             await exchange.json(200, front.response(request, result))
     except Exception as exc:
         error = as_gateway_error(exc, front.overloaded_status)

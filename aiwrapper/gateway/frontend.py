@@ -9,6 +9,7 @@ front-ends own no I/O. Adding a wire is one module implementing ``Frontend`` plu
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ __all__ = [
     "bad_request",
     "check_number",
     "check_type",
+    "in_call_order",
     "read_tools",
 ]
 
@@ -78,6 +80,25 @@ class GatewayError(AIWrapperError):
         self.param = param
         self.code = code
         self.retry_after = retry_after
+
+
+def in_call_order(messages: LangMessages) -> LangMessages:
+    """The conversation with each turn's tool results in the order of the calls they answer.
+
+    Clients may send results in any order (Anthropic clients often do), but backends whose
+    calls carry no ids (Gemini, Ollama) pair results with calls by position.
+    """
+    out = LangMessages()
+    order: dict[str | None, int] = {}
+    for is_result, run in itertools.groupby(messages, key=lambda m: m.role == "tool"):
+        group = list(run)
+        if is_result:  # sorted() is stable: results of unknown calls keep their places
+            group = sorted(group, key=lambda m: order.get(m.tool_call_id, len(order)))
+        else:
+            calls = [c for m in group if m.role == "assistant" for c in m.tool_calls]
+            order = {c.id: index for index, c in enumerate(calls)}
+        out.extend(group)
+    return out
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:

@@ -40,7 +40,10 @@ def as_gateway_error(exc: Exception, overloaded_status: int) -> GatewayError:
         )
     if isinstance(exc, errors.RequestTimeoutError):
         return GatewayError(504, "timeout", "the backend did not answer in time")
-    logger.warning("upstream failure: %s", exc)  # keys are never in aiwrapper's messages
+    # Named by class and status only: an upstream's message may quote the key it refused.
+    logger.warning(
+        "upstream failure: %s %s", type(exc).__name__, getattr(exc, "status_code", None) or ""
+    )
     if isinstance(exc, _OPERATOR):
         return GatewayError(502, "upstream", "the backend refused the gateway's request")
     if isinstance(exc, errors.AIWrapperError):

@@ -240,6 +240,19 @@ def test_an_upstream_cut_mid_stream_breaks_the_clients_stream(client: openai.Ope
     assert "".join(received) == "Hel"
 
 
+def test_a_chunked_upload_over_the_limit_is_a_413(base_url: str) -> None:
+    lang = route(["never sent"])
+    GATEWAY.max_body_bytes = 1000
+    try:
+        parts = (b" " * 100 for _ in range(50))  # a generator: sent chunked, no length given
+        reply = httpx.post(base_url + "/v1/chat/completions", content=parts)
+    finally:
+        GATEWAY.max_body_bytes = 8 * 1024 * 1024
+    assert reply.status_code == 413
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert lang.requests == []
+
+
 def test_models_lists_the_routes(client: openai.OpenAI) -> None:
     route(["x"], name="listed")
     names = [m.id for m in client.models.list()]

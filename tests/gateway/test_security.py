@@ -1,0 +1,127 @@
+"""Auth, the loopback rule, the body size limit and keeping upstream keys out of sight.
+
+The gateway is called in process through ``httpx.ASGITransport`` (which lets a test choose the
+client's address), on asyncio and trio.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from aiwrapper import Lang
+from aiwrapper.gateway import Gateway
+
+pytestmark = pytest.mark.anyio
+
+HI = {"model": "local", "messages": [{"role": "user", "content": "Hi"}]}
+UPSTREAM_KEY = "sk-upstream-0123456789abcdef"
+
+
+def _client(gateway: Gateway, address: str = "127.0.0.1") -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=gateway, client=(address, 50000))
+    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+
+
+async def test_with_keys_a_request_without_one_is_a_401() -> None:
+    gateway = Gateway({"local": Lang.scripted(["hi"])}, api_keys=["gw-1", "gw-2"])
+    async with _client(gateway) as client:
+        missing = await client.post("/v1/chat/completions", json=HI)
+        wrong = await client.post("/v1/messages", json=HI, headers={"x-api-key": "gw-3"})
+        health = await client.get("/healthz")
+    assert missing.status_code == 401
+    assert missing.json()["error"]["type"] == "authentication_error"
+    assert wrong.status_code == 401
+    assert wrong.json() == {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": wrong.json()["error"]["message"]},
+    }
+    assert health.status_code == 200
+
+
+async def test_with_keys_any_of_them_is_accepted_from_anywhere() -> None:
+    gateway = Gateway({"local": Lang.scripted(["one", "two"])}, api_keys=["gw-1", "gw-2"])
+    async with _client(gateway, "203.0.113.9") as client:
+        bearer = await client.post(
+            "/v1/chat/completions", json=HI, headers={"Authorization": "Bearer gw-2"}
+        )
+        header = await client.post(
+            "/v1/messages", json={**HI, "max_tokens": 5}, headers={"x-api-key": "gw-1"}
+        )
+    assert bearer.json()["choices"][0]["message"]["content"] == "one"
+    assert header.json()["content"] == [{"type": "text", "text": "two"}]
+
+
+async def test_without_keys_a_client_on_another_machine_is_refused() -> None:
+    lang = Lang.scripted(["never"])
+    gateway = Gateway({"local": lang})
+    async with _client(gateway, "192.0.2.7") as client:
+        refused = await client.post("/v1/chat/completions", json=HI)
+    async with _client(gateway, "::1") as client:
+        served = await client.get("/v1/models")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["type"] == "permission_error"
+    assert lang.requests == []
+    assert served.json()["data"][0]["id"] == "local"
+
+
+async def test_a_body_over_the_limit_is_a_413() -> None:
+    lang = Lang.scripted(["never"])
+    gateway = Gateway({"local": lang}, max_body_bytes=1000)
+    huge = {**HI, "messages": [{"role": "user", "content": "x" * 2000}]}
+    async with _client(gateway) as client:
+        declared = await client.post("/v1/chat/completions", json=huge)
+        anthropic = await client.post("/v1/messages", json=huge)
+    assert declared.status_code == 413
+    assert declared.json()["error"]["type"] == "invalid_request_error"
+    assert anthropic.json()["error"]["type"] == "request_too_large"
+    assert lang.requests == []
+
+
+async def test_the_upstream_key_is_in_no_response_and_no_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def upstream(request: httpx.Request) -> httpx.Response:
+        assert request.headers["authorization"] == f"Bearer {UPSTREAM_KEY}"
+        echo = {"error": {"message": f"Incorrect API key provided: {UPSTREAM_KEY}"}}
+        return httpx.Response(401, json=echo)
+
+    backend = Lang.openai(
+        api_key=UPSTREAM_KEY,
+        max_retries=0,
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(upstream)),
+    )
+    gateway = Gateway({"local": backend})
+    caplog.set_level(logging.DEBUG, logger="aiwrapper")
+    async with _client(gateway) as client:
+        replies = [
+            await client.post("/v1/chat/completions", json=HI),
+            await client.post("/v1/chat/completions", json={**HI, "stream": True}),
+            await client.post("/v1/messages", json={**HI, "max_tokens": 5}),
+        ]
+    assert [r.status_code for r in replies] == [502, 502, 502]
+    assert all(UPSTREAM_KEY not in r.text for r in replies)
+    lines = [record.getMessage() for record in caplog.records]
+    assert "127.0.0.1 POST /v1/chat/completions route=local status=502" in lines[1]
+    assert all(UPSTREAM_KEY[3:] not in line for line in lines)
+    assert all("Incorrect API key" not in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("/v1/chat/completions", b"not json", 400),
+        ("/v1/chat/completions", b"[1, 2]", 400),
+        ("/v1/nothing", b"{}", 404),
+    ],
+)
+async def test_what_is_not_a_request_is_refused(path: str, body: bytes, status: int) -> None:
+    gateway = Gateway({"local": Lang.scripted([])})
+    async with _client(gateway) as client:
+        reply = await client.post(path, content=body)
+    assert reply.status_code == status
+    error: dict[str, Any] = reply.json()["error"]
+    assert error["type"] in ("invalid_request_error",)
