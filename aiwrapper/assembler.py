@@ -70,11 +70,12 @@ class Assembler:
     _parsers: dict[int, PartialJSON] = field(default_factory=dict)  # open calls (live mode)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
-    _handlers: dict[type, Callable[[Any], None]] = field(default_factory=dict)
+    # Event type -> the method folding it (what ``add`` calls), for loops that inline ``add``.
+    handlers: dict[type, Callable[[Any], None]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # A dict from event type to handler: one lookup per event on the streaming path.
-        self._handlers = {
+        self.handlers = {
             TextDelta: self._text,
             ThinkingDelta: self._thinking,
             PartStateEvent: self._set_state,
@@ -89,11 +90,11 @@ class Assembler:
 
     def add(self, event: Event) -> None:
         """Fold one event into the message."""
-        self._handlers[type(event)](event)
+        self.handlers[type(event)](event)
 
     def add_all(self, events: list[Event]) -> None:
         """Fold a batch of events (the streaming path: one call per received chunk)."""
-        handlers = self._handlers
+        handlers = self.handlers
         append = self._chunks.append  # one list for the assembler's life: cleared, not replaced
         for event in events:
             # Inlined common case of ``_text``: more text for the open text part.
@@ -133,7 +134,8 @@ class Assembler:
         """The text of the turn so far, joined now (O(1) amortized for a single text part)."""
         part = self._open
         if type(part) is TextPart:
-            self._settle()
+            if self._chunks:
+                self._settle()
             if len(self.message.parts) == 1:  # the common case, read after every delta
                 return part.text
         return self.message.answer

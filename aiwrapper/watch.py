@@ -99,10 +99,11 @@ class Watchers:
 
         ``publish`` shows the turn's new calls on the result and returns them.
         """
-        add, streamed, watched, start = assembler.add, self.streamed, WATCHED, events.ToolCallStart
+        handlers, streamed, watched = assembler.handlers, self.streamed, WATCHED
+        start = events.ToolCallStart
         for event in batch:
-            add(event)
             kind = type(event)
+            handlers[kind](event)  # ``assembler.add``, one call less on the hottest path
             if kind in watched:
                 new_calls = publish(assembler) if kind is start else ()  # only a start adds one
                 pending = streamed(event, assembler, new_calls)
