@@ -65,7 +65,7 @@ class Connection:
         self._client: Client | None = None
         self._errlog: IO[str] | None = None
         self._lists_change = False  # the server announces tools/list_changed
-        self._stop = anyio.Event()
+        self._stop: anyio.Event | None = None  # set by close(): the session task leaves
         self.lost: AIWrapperError | None = None  # why the session ended before close()
 
     async def open(self) -> None:
@@ -90,13 +90,15 @@ class Connection:
 
     async def close(self) -> None:
         """End the session; a stdio server's process is stopped (shielded from cancellation)."""
-        self._stop.set()
+        if self._stop is not None:
+            self._stop.set()
         with suppress(Exception):  # a server that already died has nothing left to close
             await self._stack.aclose()
 
     async def _hold(self, transport: Any, *, task_status: Any) -> None:
         """Enter the session, serve calls from other tasks until ``close``, leave it."""
-        started = False
+        started, stop = False, self._stop
+        assert stop is not None  # made by open(), which starts this task
         try:
             async with (
                 Client(transport, message_handler=self._on_message) as client,
@@ -105,7 +107,7 @@ class Connection:
                 await self._watch_list_changes(client, listeners)
                 self._client, started = client, True
                 task_status.started()
-                await self._stop.wait()
+                await stop.wait()
                 listeners.cancel_scope.cancel()
         except Exception as exc:
             if not started:
