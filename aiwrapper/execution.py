@@ -3,7 +3,8 @@
 The loop hands over the calls of a turn in the order the model made them; this module runs
 them (concurrently in an anyio task group, or one after another), turns every failure into an
 error result the model can read, and returns one result per call in call order, whatever order
-they finish in. Each call id is answered exactly once.
+they finish in. Each call id is answered exactly once. With early start, a call may begin
+while its turn still streams (``start_early``); it keeps its place in call order all the same.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from anyio.abc import TaskGroup
 
 from .errors import ToolArgumentsError
 from .messages import ImagePart, LangMessage
@@ -79,8 +81,11 @@ class CallExecutor:
         self.repeat = _Repeat()
         self.raised: BaseException | None = None
         self.truncated = False
-        self.signatures: dict[int, tuple[str, str]] = {}
-        self.outcomes: dict[int, ToolOutcome] = {}  # id(call) -> outcome, for this turn
+        # Keyed by id(call), for every call of the run (the result keeps the calls alive).
+        self.signatures: dict[int, tuple[str, str]] = {}  # also marks the calls planned
+        self.repeats: dict[int, bool] = {}
+        self.outcomes: dict[int, ToolOutcome] = {}
+        self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
         self.result_chars = (options.limits or SizeLimits()).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
 
@@ -104,24 +109,69 @@ class CallExecutor:
         parse were most likely cut off; their error says so.
         """
         self.truncated = truncated
-        outcomes: list[ToolOutcome | None] = [None] * len(calls)
-        self.outcomes = {}
-        self.signatures = {id(c): _signature(c) for c in calls}  # computed once per call
-        repeats = [self._is_repeat(self.signatures[id(c)]) for c in calls]
-        for i, call in enumerate(calls):  # in call order, so the cap keeps the first calls
-            if self.calls_exhausted:
-                outcomes[i] = self.outcomes[id(call)] = self._over_limit(call)
-            else:
-                self.counted += 1
-        for batch in self._batches(calls, outcomes):
-            await self._run_batch(batch, calls, repeats, outcomes)
+        for call in calls:  # those planned while the turn streamed are skipped
+            self.plan(call)
+        if self.raised is not None:  # an early call failed in raise mode: run nothing more
+            raise self.raised
+        for batch in self._batches(calls):
+            await self._run_batch(batch, calls)
             if self.raised is not None:
                 raise self.raised
-        return [
-            _result_message(c, o, self.result_chars)
-            for c, o in zip(calls, outcomes, strict=True)
-            if o is not None
-        ]
+        for call in calls:  # calls started early run on beside the others: wait for them
+            started = self.early.get(id(call))
+            if started is not None:
+                await started.wait()
+        if self.raised is not None:
+            raise self.raised
+        outcomes = self.outcomes
+        limit = self.result_chars
+        return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+
+    def plan(self, call: FunctionCall) -> None:
+        """Count ``call`` against the run's limits: once per call, in call order."""
+        key = id(call)
+        if key in self.signatures:
+            return
+        signature = self.signatures[key] = _signature(call)
+        self.repeats[key] = self._is_repeat(signature)
+        if self.calls_exhausted:  # the cap keeps the first calls
+            self.outcomes[key] = self._over_limit(call)
+        else:
+            self.counted += 1
+
+    def start_early(self, call: FunctionCall, group: TaskGroup) -> bool:
+        """Plan ``call``, whose arguments are complete, and start it in ``group`` if it may.
+
+        A call may start before its turn ends when nothing could stop or delay it once the
+        turn is in: a known tool that is not ``sequential``, needs no approval, and takes
+        these arguments. Any other call waits for ``run_turn``. Returns False, without
+        planning, for a call of no known tool (the loop's own answer tool, say): it and the
+        calls after it are left to ``run_turn``.
+        """
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return False
+        self.plan(call)
+        key = id(call)
+        if key in self.outcomes or self.repeats[key] or tool.sequential:
+            return True
+        if self.raised is not None:  # an earlier call failed in raise mode: the turn is over
+            return True
+        if self.options.approve is not None and self.ask_approval(tool):
+            return True
+        try:
+            tool.validate(call.raw_arguments or call.arguments)
+        except ToolArgumentsError:
+            return True  # run_turn reports it, with the truncation note when the turn was cut
+        done = self.early[key] = anyio.Event()
+        group.start_soon(self._run_early, call, done)
+        return True
+
+    async def _run_early(self, call: FunctionCall, done: anyio.Event) -> None:
+        try:
+            await self._run_call(call, False, None)  # a failure to raise waits in self.raised
+        finally:
+            done.set()
 
     def settle(self, calls: Sequence[FunctionCall], reason: str) -> list[LangMessage]:
         """Results for calls a failure left unanswered, so the conversation can go on.
@@ -147,14 +197,14 @@ class CallExecutor:
         call.status, call.error = "skipped", message
         return ToolOutcome(message, True, "ToolCallLimit")
 
-    def _batches(
-        self, calls: Sequence[FunctionCall], outcomes: list[ToolOutcome | None]
-    ) -> list[list[int]]:
+    def _batches(self, calls: Sequence[FunctionCall]) -> list[list[int]]:
         """Indexes of calls to run together; a sequential tool always runs alone, in place.
 
-        Calls that already have an outcome (over ``max_tool_calls``) are left out.
+        Calls that already have an outcome (over ``max_tool_calls``) or were started early
+        are left out.
         """
-        runnable = [i for i in range(len(calls)) if outcomes[i] is None]
+        done, early = self.outcomes, self.early
+        runnable = [i for i, c in enumerate(calls) if id(c) not in done and id(c) not in early]
         if not self.options.parallel:
             return [[i] for i in runnable]
         batches: list[list[int]] = []
@@ -168,26 +218,22 @@ class CallExecutor:
                 current.append(i)
         return [*batches, current] if current else batches
 
-    async def _run_batch(
-        self,
-        batch: list[int],
-        calls: Sequence[FunctionCall],
-        repeats: list[bool],
-        outcomes: list[ToolOutcome | None],
-    ) -> None:
+    async def _run_batch(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
+        repeats = self.repeats
         if len(batch) == 1:  # nothing to run alongside: no task group needed
-            i = batch[0]
-            outcomes[i] = await self._run_call(calls[i], repeats[i], None)
+            call = calls[batch[0]]
+            await self._run_call(call, repeats[id(call)], None)
             return
         cap = self.options.max_concurrency
         limit = anyio.CapacityLimiter(cap) if cap and cap < len(batch) else None
 
         async def one(i: int) -> None:
+            call = calls[i]
             if limit is None:
-                outcomes[i] = await self._run_call(calls[i], repeats[i], tg.cancel_scope)
+                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
                 return
             async with limit:
-                outcomes[i] = await self._run_call(calls[i], repeats[i], tg.cancel_scope)
+                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
 
         async with anyio.create_task_group() as tg:
             *others, last = batch

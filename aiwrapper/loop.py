@@ -17,6 +17,7 @@ import anyio
 
 from .assembler import Assembler
 from .capabilities import check_options, request_cost
+from .early import EarlyStart, early_start
 from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutError
 from .events import Event
 from .execution import CallExecutor
@@ -106,16 +107,19 @@ class Run:
                 )
             if self.toolset is not None:
                 self._use_tools(await self.toolset.tools())
-            turn = await self._request(options)
-            calls = turn.tool_calls if self.output is None else self.output.take_answer(self.result)
-            if not calls and turn.finish_reason == "pause":
-                continue  # a paused server-tool turn: resend as is to let it go on (Anthropic)
-            if not calls or not options.auto_execute:
-                if not calls and self._repair_asked():
-                    continue
-                await self._finish(calls)
-                return
-            results = await self.executor.run_turn(calls, truncated=turn.truncated)
+            async with early_start(self.executor, options) as early:
+                turn = await self._request(options, early)
+                calls = turn.tool_calls
+                if self.output is not None:
+                    calls = self.output.take_answer(self.result)
+                if not calls and turn.finish_reason == "pause":
+                    continue  # a paused server-tool turn: resend as is to go on (Anthropic)
+                if not calls or not options.auto_execute:
+                    if not calls and self._repair_asked():
+                        continue
+                    await self._finish(calls)
+                    return
+                results = await self.executor.run_turn(calls, truncated=turn.truncated)
             self.result.messages.extend(results)
             for call in calls:  # those not run (over max_tool_calls) are answered too
                 await self.watch.call_finished(call)
@@ -131,7 +135,7 @@ class Run:
             self.tools = tools
             self.executor.use_tools(tools)
 
-    async def _request(self, options: LangOptions) -> Assembler:
+    async def _request(self, options: LangOptions, early: EarlyStart | None) -> Assembler:
         result = self.result
         watch = self.watch
         # Partial arguments are for on_result's snapshots; events hand out the fragments.
@@ -154,8 +158,10 @@ class Run:
         async def sink(events: list[Event]) -> None:
             if not watch.active:  # nobody watches: fold the batch, nothing else per event
                 assembler.add_all(events)
-                return
-            await watch.fold(events, assembler, self._publish)
+            else:
+                await watch.fold(events, assembler, self._publish)
+            if early is not None:  # calls whose arguments just completed may start now
+                early.arrived(events, assembler.tool_calls)
 
         await self.model.send(request, sink)
         message = assembler.finish()

@@ -43,6 +43,9 @@ class LangOptions:
         function_handler: Runs calls of dict definitions, and every call when given.
         function_call: ``"auto"``, ``"none"``, ``"required"``, a name, or ``{"name": ...}``.
         parallel: Run one turn's calls concurrently (default True).
+        early_start: Start a call as soon as its arguments are complete and valid, while
+            the rest of the turn still streams (default False). Not for ``sequential``
+            tools, calls needing approval, ``parallel=False`` or ``max_concurrency``.
         max_concurrency: Cap on calls running at once (default unlimited).
         parallel_tool_calls: Hint to the provider whether it may make several calls per turn.
         max_iterations: Model requests per run (default 10).
@@ -81,6 +84,7 @@ class LangOptions:
     function_handler: FunctionHandler | None = None
     function_call: FunctionCallChoice | None = None
     parallel: bool | None = None
+    early_start: bool | None = None
     max_concurrency: int | None = None
     parallel_tool_calls: bool | None = None
     max_iterations: int | None = None
@@ -110,6 +114,7 @@ class LangOptions:
 DEFAULTS = LangOptions(
     output_retries=1,
     parallel=True,
+    early_start=False,
     max_iterations=10,
     tool_errors="return",
     stream=True,
@@ -165,6 +170,8 @@ def _validated(options: LangOptions) -> LangOptions:
 def _problem(o: LangOptions) -> str | None:
     if o.limits is not None and not isinstance(o.limits, SizeLimits):
         return f"limits must be a SizeLimits, not {o.limits!r}"
+    if not isinstance(o.early_start, bool):
+        return f"early_start must be True or False, not {o.early_start!r}"
     if o.tool_errors not in ("return", "raise"):
         return f"tool_errors must be 'return' or 'raise', not {o.tool_errors!r}"
     for name in ("max_iterations", "max_tool_calls", "max_concurrency", "max_tokens"):

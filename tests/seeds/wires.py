@@ -29,6 +29,9 @@ class Wire:
     make: Callable[[httpx.AsyncClient], Lang]
     content_type: str
     calls: Callable[[Sequence[Call], bool, str], bytes]  # (calls, cut at the limit, model)
+    # The same turn in pieces: piece i holds call i whole (the first piece also the turn's
+    # opening), the last piece the finish. Sent apart, they show when each call is complete.
+    pieces: Callable[[Sequence[Call], str], list[bytes]]
     text: Callable[[str, str], bytes]  # (answer, model)
     results: Callable[[Body], list[str]]  # the tool results' text, in order
     chose_none: Callable[[Body], bool]  # the request forbids calls
@@ -47,7 +50,7 @@ def _named_sse(*events: Body) -> bytes:
 # --- OpenAI Chat Completions ----------------------------------------------------------------
 
 
-def _openai_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+def _openai_pieces(calls: Sequence[Call], model: str, cut: bool = False) -> list[bytes]:
     deltas = [
         {
             "model": model,
@@ -72,7 +75,11 @@ def _openai_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
     finish = {
         "choices": [{"index": 0, "delta": {}, "finish_reason": "length" if cut else "tool_calls"}]
     }
-    return _sse(*deltas, {"model": model, **finish}, done=True)
+    return [*(_sse(d) for d in deltas), _sse({"model": model, **finish}, done=True)]
+
+
+def _openai_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    return b"".join(_openai_pieces(calls, model, cut))
 
 
 def _openai_text(text: str, model: str) -> bytes:
@@ -110,17 +117,27 @@ def _anthropic_end(reason: str) -> list[Body]:
     ]
 
 
-def _anthropic_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
-    events = [_anthropic_start(model)]
+def _anthropic_pieces(calls: Sequence[Call], model: str, cut: bool = False) -> list[bytes]:
+    pieces = []
     for i, (call_id, name, arguments) in enumerate(calls):
         block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": arguments}
-        events += [
+        events = [
             {"type": "content_block_start", "index": i, "content_block": block},
             {"type": "content_block_delta", "index": i, "delta": delta},
             {"type": "content_block_stop", "index": i},
         ]
-    return _named_sse(*events, *_anthropic_end("max_tokens" if cut else "tool_use"))
+        pieces.append(_named_sse(*([_anthropic_start(model)] if i == 0 else []), *events))
+    end = _named_sse(*_anthropic_end("max_tokens" if cut else "tool_use"))
+    return [end] if not pieces else [*pieces, end]
+
+
+def _anthropic_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    if not calls:
+        return _named_sse(
+            _anthropic_start(model), *_anthropic_end("max_tokens" if cut else "tool_use")
+        )
+    return b"".join(_anthropic_pieces(calls, model, cut))
 
 
 def _anthropic_text(text: str, model: str) -> bytes:
@@ -157,6 +174,21 @@ def _gemini_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
         for call_id, name, arguments in calls
     ]
     return _gemini_chunk(parts, "MAX_TOKENS" if cut else "STOP", model)
+
+
+def _gemini_pieces(calls: Sequence[Call], model: str) -> list[bytes]:
+    pieces = [
+        _sse(
+            {
+                "candidates": [{"content": {"role": "model", "parts": [part]}}],
+                "modelVersion": model,
+            }
+        )
+        for part in json.loads(_gemini_calls(calls, False, model)[6:])["candidates"][0]["content"][
+            "parts"
+        ]
+    ]
+    return [*pieces, _gemini_chunk([], "STOP", model)]
 
 
 def _gemini_text(text: str, model: str) -> bytes:
@@ -209,6 +241,15 @@ def _ollama_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
     return _ollama_lines(first, _ollama_done(model, "length" if cut else "stop"))
 
 
+def _ollama_pieces(calls: Sequence[Call], model: str) -> list[bytes]:
+    pieces = [
+        _ollama_lines(json.loads(line))
+        for call in calls
+        for line in _ollama_calls([call], False, model).splitlines()[:1]
+    ]
+    return [*pieces, _ollama_lines(_ollama_done(model, "stop"))]
+
+
 def _ollama_text(text: str, model: str) -> bytes:
     first = {"model": model, "message": {"role": "assistant", "content": text}, "done": False}
     return _ollama_lines(first, _ollama_done(model, "stop"))
@@ -220,6 +261,7 @@ WIRES = {
         lambda c: Lang.openai(api_key="k", model="gpt-4o-mini", http_client=c),
         "text/event-stream",
         _openai_calls,
+        _openai_pieces,
         _openai_text,
         _openai_results,
         lambda body: body.get("tool_choice") == "none",
@@ -230,6 +272,7 @@ WIRES = {
         lambda c: Lang.anthropic(api_key="k", model="claude-sonnet-4-5", http_client=c),
         "text/event-stream",
         _anthropic_calls,
+        _anthropic_pieces,
         _anthropic_text,
         _anthropic_results,
         lambda body: body.get("tool_choice") == {"type": "none"},
@@ -240,6 +283,7 @@ WIRES = {
         lambda c: Lang.gemini(api_key="k", model="gemini-2.5-flash", http_client=c),
         "text/event-stream",
         _gemini_calls,
+        _gemini_pieces,
         _gemini_text,
         _gemini_results,
         lambda body: (
@@ -252,6 +296,7 @@ WIRES = {
         lambda c: Lang.ollama(model="qwen3", http_client=c),
         "application/x-ndjson",
         _ollama_calls,
+        _ollama_pieces,
         _ollama_text,
         _openai_results,
         lambda body: "tools" not in body,  # the native API's only way to forbid calls
