@@ -253,3 +253,12 @@ async def test_leaving_a_stream_early_leaves_no_call_running(main: MCPServer) ->
     with anyio.fail_after(5):
         while not (await report(main, label))["cancelled"]:
             await anyio.sleep(0.05)
+
+
+async def test_the_tool_list_is_kept_until_refresh_asks_for_it_again(main: MCPServer) -> None:
+    first, again = await main.tools(), await main.tools()
+    assert [a is b for a, b in zip(first, again, strict=True)] == [True] * len(first)
+    await main.refresh()
+    fresh = await main.tools()
+    assert [t.name for t in fresh] == [t.name for t in first]
+    assert fresh[0] is not first[0]
