@@ -1,0 +1,161 @@
+"""Run events as Chat Completions ``chat.completion.chunk`` events, for ``openai_chat.py``.
+
+The official shape: the role on the first delta, text as ``content`` and reasoning as
+``reasoning_content`` deltas, a call's first chunk carrying ``id``, ``type``, ``name`` and
+``arguments: ""`` and later chunks its index and a fragment, then the ``finish_reason``
+chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A stream that fails
+midway ends with an error object and no ``[DONE]``. The helpers here also build the
+non-streamed body's pieces, so both shapes say the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..messages import LangMessage, ThinkingPart
+from ..providers.openai import _FINISH
+from ..result import FunctionCall, LangResult
+from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ..runevents import ThinkingDelta as ThinkingText
+from .frontend import ClientRequest, GatewayError
+
+__all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
+
+# Canonical finish reason -> wire: the provider's table read backwards ("error" has no wire
+# name a client knows; the turn ended, so "stop").
+_WIRE_FINISH: dict[str, str] = {str(canonical): wire for wire, canonical in _FINISH.items()} | {
+    "tool_calls": "tool_calls",
+    "error": "stop",
+    "pause": "stop",
+}
+
+
+class ChunkEncoder:
+    """Run events as ``chat.completion.chunk`` SSE events (role first, ``[DONE]`` last)."""
+
+    def __init__(
+        self, request: ClientRequest, error_body: Callable[[GatewayError], dict[str, Any]]
+    ) -> None:
+        self._error_body = error_body
+        self._envelope = envelope("chat.completion.chunk", new_id(), request.route)
+        self._include_usage = request.include_usage
+        self._indexes: dict[int, int] = {}  # id() of a call -> its index in tool_calls
+        self._streamed: set[int] = set()  # id() of calls whose arguments went out in pieces
+        self._started = False
+
+    def event(self, event: RunEvent) -> bytes:
+        """The chunk for one run event (empty when it shows nothing here)."""
+        if isinstance(event, TextDelta):
+            return self._delta({"content": event.text})
+        if isinstance(event, ThinkingText):
+            return self._delta({"reasoning_content": event.text})
+        if isinstance(event, CallStarted):
+            return self._call_started(event.call)
+        if isinstance(event, CallArgumentsDelta):
+            self._streamed.add(id(event.call))
+            return self._arguments(event.call, event.fragment)
+        if isinstance(event, CallReady) and id(event.call) not in self._streamed:
+            # Arguments that came whole (a wire that sends objects): one fragment, all of it.
+            return self._arguments(event.call, event.call.arguments_json())
+        return b""
+
+    def finish(self, result: LangResult) -> bytes:
+        """Signed thinking, the finish reason, usage when asked, then ``[DONE]``."""
+        out = bytearray()
+        signed = reasoning(result.messages[-1]).get("thinking_blocks")
+        if signed:
+            out += self._delta({"thinking_blocks": signed})
+        out += self._chunk({}, wire_finish(result))
+        if self._include_usage:
+            out += _sse({**self._envelope, "choices": [], "usage": usage(result)})
+        return bytes(out + b"data: [DONE]\n\n")
+
+    def error(self, error: GatewayError) -> bytes:
+        """An error object where the next chunk would be, and no ``[DONE]``."""
+        return _sse(self._error_body(error))
+
+    def _call_started(self, call: FunctionCall) -> bytes:
+        index = self._indexes[id(call)] = len(self._indexes)
+        entry = {
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        return self._delta({"tool_calls": [entry]})
+
+    def _arguments(self, call: FunctionCall, fragment: str) -> bytes:
+        index = self._indexes.get(id(call))
+        if index is None or not fragment:
+            return b""
+        return self._delta({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+
+    def _delta(self, delta: dict[str, Any]) -> bytes:
+        return self._chunk(delta, None)
+
+    def _chunk(self, delta: dict[str, Any], finish_reason: str | None) -> bytes:
+        prefix = b""
+        if not self._started:  # the role goes on the first delta, as OpenAI sends it
+            self._started = True
+            prefix = self._chunk({"role": "assistant", "content": ""}, None)
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+        chunk = {**self._envelope, "choices": [choice]}
+        if self._include_usage:
+            chunk["usage"] = None  # every chunk but the last carries a null usage
+        return prefix + _sse(chunk)
+
+
+def _sse(data: Mapping[str, Any]) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return b"data: " + text.encode("utf-8") + b"\n\n"
+
+
+def new_id() -> str:
+    return "chatcmpl-" + uuid.uuid4().hex
+
+
+def envelope(kind: str, response_id: str, model: str) -> dict[str, Any]:
+    return {"id": response_id, "object": kind, "created": int(time.time()), "model": model}
+
+
+def wire_finish(result: LangResult) -> str:
+    return _WIRE_FINISH.get(result.finish_reason or "stop", "stop")
+
+
+def usage(result: LangResult) -> dict[str, int]:
+    usage = result.usage
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+def wire_call(call: FunctionCall) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments_json()},
+    }
+
+
+def reasoning(turn: LangMessage) -> dict[str, Any]:
+    """``reasoning_content``, and ``thinking_blocks`` when the backend signed its thinking."""
+    out: dict[str, Any] = {}
+    if turn.thinking:
+        out["reasoning_content"] = turn.thinking
+    blocks = [
+        {"type": "thinking", "thinking": p.text, "signature": p.state.data["signature"]}
+        for p in turn.parts
+        if isinstance(p, ThinkingPart)
+        and p.state is not None
+        and p.state.provider == "anthropic"
+        and p.state.data.get("signature")
+    ]
+    if blocks:
+        out["thinking_blocks"] = blocks
+    return out

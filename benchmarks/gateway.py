@@ -1,0 +1,191 @@
+"""The gateway's cost: added latency, CPU per streamed chunk, and 200 concurrent streams.
+
+Usage: ``python benchmarks/gateway.py [--quick]``. Three processes, all on 127.0.0.1: the
+pre-rendered backend (``server.py``), the gateway under uvicorn (this script with
+``--child``) and the measuring client (this script). Each figure is set against calling the
+backend directly in the same run:
+
+- added latency: one small non-streamed request, sequential, median, through the gateway vs
+  straight to the backend (raw httpx both ways);
+- CPU per streamed chunk: the gateway process's CPU time (from ``/proc``) per text delta it
+  relays, vs the CPU ``Lang.stream`` spends per delta consuming the same stream in process;
+- 200 concurrent streams through one gateway process: wall time, and every stream complete
+  (``[DONE]`` seen) and correct (the text is the backend's, in order).
+
+Exit status 1 means a stream came back wrong or incomplete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiwrapper
+
+import httpx  # noqa: E402
+import wire  # noqa: E402
+from harness import ServerProcess  # noqa: E402
+
+from aiwrapper import Lang, TextDelta  # noqa: E402
+
+ASK = {"messages": [{"role": "user", "content": "Hi"}]}
+
+
+def child(cpu_port: int, many_port: int) -> None:
+    """Serve the gateway on an ephemeral port (printed first) until terminated."""
+    import uvicorn
+
+    from aiwrapper.gateway import Gateway
+
+    def backend(port: int, scenario: str, **options: object) -> Lang:
+        base = f"http://127.0.0.1:{port}/{scenario}/v1"
+        return Lang.openai(base_url=base, api_key="bench", options=options or None)
+
+    routes = {
+        "tiny": backend(cpu_port, "tiny", stream=False),
+        "text": backend(cpu_port, "openai-text"),
+        "many": backend(many_port, "openai-text"),
+    }
+    # Made as uvicorn makes its own: a socket of protocol 0 would not get TCP_NODELAY from
+    # asyncio, and every response would wait out the client's delayed ACK (40 ms).
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.bind(("127.0.0.1", 0))
+    print(listener.getsockname()[1], flush=True)
+    config = uvicorn.Config(Gateway(routes), log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def latency(client: httpx.AsyncClient, gateway: str, backend: str, n: int) -> list[float]:
+    """Median ms of a small request: straight to the backend, then through the gateway."""
+    direct: list[float] = []
+    through: list[float] = []
+    for _ in range(n):  # alternated, so drift in machine load hits both alike
+        for url, body, times in (
+            (backend + "/tiny/v1/chat/completions", {"model": "m", **ASK}, direct),
+            (gateway + "/v1/chat/completions", {"model": "tiny", **ASK}, through),
+        ):
+            began = time.perf_counter()
+            reply = await client.post(url, json=body)
+            times.append(time.perf_counter() - began)
+            assert reply.json()["choices"][0]["message"]["content"] == "pong", reply.text
+    return [statistics.median(direct) * 1000, statistics.median(through) * 1000]
+
+
+async def relay_cpu(
+    client: httpx.AsyncClient, gateway: str, backend: str, pid: int, expected: str, n: int
+) -> list[float]:
+    """Microseconds of CPU per delta: ``Lang.stream`` in process, then the gateway process."""
+    lang = Lang.openai(base_url=backend + "/openai-text/v1", api_key="bench")
+    began = time.process_time()
+    for _ in range(n):
+        text = []
+        async with lang.stream("Hi") as run:
+            text += [e.text async for e in run if isinstance(e, TextDelta)]
+        assert "".join(text) == expected
+    direct = time.process_time() - began
+    await lang.aclose()
+    before = cpu_seconds(pid)
+    for _ in range(n):
+        assert await stream_text(client, gateway, "text") == expected
+    relayed = cpu_seconds(pid) - before
+    deltas = n * len(expected.split(" ")[1:])
+    return [direct / deltas * 1e6, relayed / deltas * 1e6]
+
+
+async def stream_text(client: httpx.AsyncClient, gateway: str, route: str) -> str | None:
+    """The streamed answer's text, or None when the stream did not end with ``[DONE]``."""
+    body = {"model": route, "stream": True, **ASK}
+    text: list[str] = []
+    async with client.stream("POST", gateway + "/v1/chat/completions", json=body) as reply:
+        async for line in reply.aiter_lines():
+            if line == "data: [DONE]":
+                return "".join(text)
+            if line.startswith("data: "):
+                choices = json.loads(line[6:])["choices"]
+                text += [c["delta"].get("content") or "" for c in choices]
+    return None
+
+
+async def concurrent(client: httpx.AsyncClient, gateway: str, expected: str, n: int) -> list[float]:
+    """Wall seconds for ``n`` concurrent streams, and how many came back complete and right."""
+    began = time.perf_counter()
+    texts = await asyncio.gather(*(stream_text(client, gateway, "many") for _ in range(n)))
+    seconds = time.perf_counter() - began
+    return [seconds, sum(text == expected for text in texts)]
+
+
+async def measure(gateway: str, backend: str, pid: int, quick: bool) -> int:
+    deltas, streams = (1_000, 200) if quick else (10_000, 200)
+    limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+    async with httpx.AsyncClient(limits=limits, timeout=120) as client:
+        direct_ms, through_ms = await latency(client, gateway, backend, 30 if quick else 300)
+        text = wire.openai_text(deltas).expected
+        direct_us, relay_us = await relay_cpu(
+            client, gateway, backend, pid, text, 2 if quick else 5
+        )
+        seconds, right = await concurrent(client, gateway, wire.openai_text(200).expected, streams)
+    print(f"{'metric':44} {'gateway':>10} {'direct':>10}")
+    print(f"{'latency of a small request (ms, median)':44} {through_ms:10.2f} {direct_ms:10.2f}")
+    print(f"{'added latency per request (ms)':44} {through_ms - direct_ms:10.2f}")
+    print(f"{'CPU per streamed chunk (us)':44} {relay_us:10.1f} {direct_us:10.1f}")
+    print(f"{streams} concurrent streams of 200 chunks: {seconds:.2f} s, ", end="")
+    print(f"{right} complete and right")
+    return 0 if right == streams else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="the gateway's cost against direct calls")
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--child", nargs=2, type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return 0
+    deltas = 1_000 if args.quick else 10_000
+    with (
+        ServerProcess(deltas=deltas, calls=1, fragments=1) as cpu_backend,
+        ServerProcess(deltas=200, calls=1, fragments=1) as many_backend,
+    ):
+        ports = [str(cpu_backend.port), str(many_backend.port)]
+        process = subprocess.Popen(
+            [sys.executable, __file__, "--child", *ports], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert process.stdout is not None
+            gateway = f"http://127.0.0.1:{int(process.stdout.readline())}"
+            _wait_until_up(gateway)
+            backend = f"http://127.0.0.1:{cpu_backend.port}"
+            return asyncio.run(measure(gateway, backend, process.pid, args.quick))
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _wait_until_up(gateway: str) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(gateway + "/healthz")
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
