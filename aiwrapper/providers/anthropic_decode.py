@@ -9,11 +9,10 @@ inside a 200 stream. ``anthropic.py`` owns the request side and HTTP error bodie
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from .. import errors
+from .. import errors, jsonscan
 from ..events import (
     Event,
     FinishEvent,
@@ -34,7 +33,7 @@ from .anthropic_blocks import Block, finish_opaque, fold_opaque, unreadable_bloc
 __all__ = ["NAME", "AnthropicStreamDecoder"]
 
 NAME = "anthropic"
-_loads = json.loads
+_loads = jsonscan.loads
 # What a malformed event raises inside a handler; reported as ``StreamError``.
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 

@@ -13,10 +13,10 @@ usage after it. Error mapping lives in ``gemini_errors.py``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from .. import jsonscan
 from ..errors import BadRequestError, StreamError
 from ..events import (
     Event,
@@ -37,7 +37,7 @@ from .gemini_errors import error_in_stream
 
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
 
-_loads = json.loads
+_loads = jsonscan.loads
 _EMPTY: dict[str, Any] = {}  # read-only stand-in for a missing object
 _CONTENT_FILTER = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"})
 # Keys a text or thought part may carry besides ``text``; anything else is another data field.

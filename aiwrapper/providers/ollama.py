@@ -11,13 +11,12 @@ tool. Sending bytes and splitting lines belong to ``http.py`` and ``framing.py``
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .. import errors
+from .. import errors, jsonscan
 from ..events import (
     Event,
     FinishEvent,
@@ -52,7 +51,7 @@ __all__ = ["DEFAULT_BASE_URL", "OllamaDecoder", "OllamaProvider", "default_base_
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 _NAME = "ollama"
-_loads = json.loads  # a module global: one lookup per line on the hot path, not two
+_loads = jsonscan.loads  # a module global: one lookup per line on the hot path, not two
 
 
 def default_base_url(env: Mapping[str, str]) -> str:

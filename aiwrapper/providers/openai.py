@@ -9,11 +9,10 @@ and SSE framing belong to the transport.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import errors
+from .. import errors, jsonscan
 from ..events import (
     Event,
     FinishEvent,
@@ -78,7 +77,7 @@ __all__ = [
     "profile_for_base_url",
 ]
 
-_loads = json.loads
+_loads = jsonscan.loads
 _EMPTY: dict[str, Any] = {}
 
 # Wire finish_reason -> canonical (protocols.md 6.5). "tool_calls" without calls in the turn
