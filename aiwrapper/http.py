@@ -19,6 +19,7 @@ trust_env=False)``. HTTP/2 is not used: one stream per connection over HTTP/1.1 
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import ssl
@@ -382,8 +383,14 @@ def _check_header_values(headers: Mapping[str, str]) -> None:
 def _json_bytes(body: object) -> bytes:
     """The compact UTF-8 JSON of a request body."""
     try:
-        # allow_nan=False: NaN and infinities are not JSON, and servers refuse such a body.
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        try:
+            # NaN and infinities are not JSON, and servers refuse a body holding them.
+            text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            # One came from the wire (a provider's opaque block replayed) or from extra_body:
+            # sent as null, the rest of the conversation intact.
+            body = _finite(body)
+            text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
     try:
@@ -392,6 +399,17 @@ def _json_bytes(body: object) -> bytes:
         # A lone surrogate (a filename read with surrogateescape, say) has no UTF-8 form;
         # the ASCII form escapes it as \udXXX, which JSON allows.
         return json.dumps(body, separators=(",", ":")).encode()
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _where(call: HttpCall) -> str:

@@ -202,11 +202,14 @@ class GeminiStreamDecoder:
         args = call.get("args") or {}
         if not isinstance(args, dict):
             raise StreamError(f"Gemini sent functionCall args that are not an object: {args!r}")
+        name = call["name"]
+        if not name or not isinstance(name, str):  # its result could not name it back
+            raise StreamError(f"Gemini sent a functionCall without a name: {call!r:.200}")
         # Every Gemini call carries Gemini state (its signature, or an empty marker): that is
         # how the encoder knows the turn is Gemini's own and needs no placeholder signature.
         data = {"thoughtSignature": signature} if signature else {}
         return [
-            ToolCallStart(index, call.get("id") or None, str(call["name"])),
+            ToolCallStart(index, call.get("id") or None, name),
             PartStateEvent(_state(data), index=index),
             ToolCallEnd(index, arguments=args),
         ]

@@ -111,3 +111,10 @@ async def test_the_same_bodies_with_good_values_run_the_tool(name: str) -> None:
     result = await wire.lang.ask("go", functions=[get_weather])
     assert (ran, result.answer) == (["Rome"], "ok")
     assert result.usage.total_tokens > 0
+
+
+@pytest.mark.parametrize("bad", ["", *BAD_VALUES])
+async def test_a_gemini_call_without_a_usable_name(bad: Any) -> None:
+    # Its result must name the function back: without a name the conversation is dead.
+    body = wires.gemini_call(None, bad, {"city": "Oslo"})
+    await assert_stream_error_and_nothing_ran(Wire("gemini", [body]))

@@ -106,3 +106,44 @@ async def test_a_tool_returning_nan_sends_valid_json(name: str, value: float) ->
     strict_json(wire.raw[1])
     content = next(m for m in result.messages if m.role == "tool").content
     assert strict_json(content.encode())["reading"] in ("NaN", "Infinity", "-Infinity")
+
+
+@pytest.mark.parametrize("name", ["gemini", "ollama", "anthropic"])
+async def test_nan_in_a_block_replayed_verbatim_is_sent_as_null(name: str) -> None:
+    # A part or field the SDK keeps whole and replays to the same provider, holding NaN.
+    odd = {
+        "gemini": wires.sse(
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "role": "model",
+                            "parts": [{"text": "hi"}, {"videoMetadata": {"fps": "__NAN__"}}],
+                        },
+                        "finishReason": "STOP",
+                    }
+                ]
+            }
+        ),
+        "ollama": wires.ollama({"content": "hi", "images_meta": {"fps": "__NAN__"}}),
+        "anthropic": wires.anthropic(
+            [
+                ({"type": "text", "text": "hi"}, []),
+                (
+                    {
+                        "type": "server_tool_use",
+                        "id": "srv_1",
+                        "name": "web_search",
+                        "input": {"fps": "__NAN__"},
+                    },
+                    [],
+                ),
+            ]
+        ),
+    }[name].replace(b'"__NAN__"', b"NaN")
+    wire = Wire(name, [odd, wires.TEXT[name]("ok")])
+    first = await wire.lang.ask("go")
+    follow = Wire(name, [wires.TEXT[name]("ok")])
+    await follow.lang.chat(first.messages.add_user("more"))
+    body = strict_json(follow.raw[0])
+    assert "NaN" not in json.dumps(body)
