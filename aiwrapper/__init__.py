@@ -31,6 +31,7 @@ from .lang import Lang
 from .messages import LangMessage, LangMessages
 from .models import CapabilityWarning
 from .options import LangOptions
+from .overrides import LangOptionsDict
 from .result import FunctionCall, LangResult, RequestUsage, Usage
 from .runevents import (
     CallArgumentsDelta,
@@ -67,6 +68,7 @@ __all__ = [
     "LangMessage",
     "LangMessages",
     "LangOptions",
+    "LangOptionsDict",
     "LangResult",
     "MaxIterationsError",
     "NotFoundError",

@@ -14,11 +14,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import anyio.to_thread
+from typing_extensions import Unpack
 
 from .factories import Factories
 from .loop import Run
 from .messages import LangMessage, LangMessages
 from .options import EventCallback, OptionsLike, merge_options
+from .overrides import CallOverrides, LangOptionsDict
 from .result import LangResult
 from .runevents import RunEvent
 from .stream import RunStream
@@ -76,12 +78,12 @@ class Lang(Factories):
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
-        **overrides: Any,
+        **overrides: Unpack[CallOverrides],
     ) -> LangResult[OutputT]: ...
 
     @overload
     async def ask(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     async def ask(
@@ -97,12 +99,15 @@ class Lang(Factories):
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
-        **overrides: Any,
+        **overrides: Unpack[CallOverrides],
     ) -> LangResult[OutputT]: ...
 
     @overload
     async def chat(
-        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
     ) -> LangResult[Any]: ...
 
     async def chat(
@@ -118,12 +123,12 @@ class Lang(Factories):
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
-        **overrides: Any,
+        **overrides: Unpack[CallOverrides],
     ) -> LangResult[OutputT]: ...
 
     @overload
     def ask_sync(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     def ask_sync(
@@ -139,12 +144,15 @@ class Lang(Factories):
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
-        **overrides: Any,
+        **overrides: Unpack[CallOverrides],
     ) -> LangResult[OutputT]: ...
 
     @overload
     def chat_sync(
-        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
     ) -> LangResult[Any]: ...
 
     def chat_sync(
@@ -160,12 +168,15 @@ class Lang(Factories):
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
-        **overrides: Any,
+        **overrides: Unpack[CallOverrides],
     ) -> RunStream[OutputT]: ...
 
     @overload
     def stream(
-        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
     ) -> RunStream[Any]: ...
 
     def stream(
@@ -181,7 +192,10 @@ class Lang(Factories):
         return RunStream(lambda push: self._start(prompt, options, overrides, listener=push))
 
     def stream_sync(
-        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
     ) -> Iterator[RunEvent]:
         """``stream`` as a blocking iterator of events; works inside a running event loop too.
 

@@ -194,6 +194,7 @@ def _problem(o: LangOptions) -> str | None:
         or _thinking_problem(o.thinking)
         or _stop_problem(o)
         or _native_tools_problem(o.native_tools)
+        or _functions_problem(o.functions)
     )
 
 
@@ -245,6 +246,20 @@ def _stop_problem(o: LangOptions) -> str | None:
     if isinstance(stop, Sequence) and all(isinstance(s, str) for s in stop):
         return None
     return f"stop must be a string or a list of strings, not {stop!r}"
+
+
+def _functions_problem(functions: object) -> str | None:
+    # One tool where a list belongs is the usual slip; say what to write, not "not iterable".
+    if functions is None:
+        return None
+    listed = isinstance(functions, Iterable) and not isinstance(functions, (str, Mapping))
+    if listed and not callable(functions):
+        return None
+    name = getattr(functions, "name", None) or getattr(functions, "__name__", "tool")
+    return (
+        f"functions takes a list of tools: write functions=[{name}], "
+        f"not functions={name} (got {type(functions).__name__})"
+    )
 
 
 def _native_tools_problem(native: object) -> str | None:

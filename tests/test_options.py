@@ -33,7 +33,7 @@ def test_unset_fields_take_the_defaults() -> None:
 
 def test_options_of_the_wrong_type_are_a_type_error() -> None:
     with pytest.raises(TypeError, match="options must be a LangOptions or a dict, not list"):
-        merge_options([("temperature", 1)])  # type: ignore[arg-type]
+        merge_options([("temperature", 1)])  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,33 @@ async def test_a_bad_override_fails_before_any_request() -> None:
     with pytest.raises(ConfigError, match="tool_timeout"):
         await lang.ask("hi", tool_timeout=-1)
     assert lang.requests == []
+
+
+def test_the_typed_overrides_mirror_lang_options_field_for_field() -> None:
+    from dataclasses import fields
+
+    from aiwrapper.overrides import CallOverrides, LangOptionsDict
+
+    dataclass_fields = {f.name: str(f.type) for f in fields(LangOptions)}
+    typed = {
+        name: getattr(hint, "__forward_arg__", hint)
+        for name, hint in LangOptionsDict.__annotations__.items()
+    }
+    assert typed == dataclass_fields
+    assert set(CallOverrides.__annotations__) == set(dataclass_fields) - {"output_type"}
+
+
+def test_one_tool_instead_of_a_list_says_what_to_write() -> None:
+    from aiwrapper import tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    lang = Lang.scripted(["5"])
+    with pytest.raises(ConfigError, match=r"write functions=\[add\], not functions=add"):
+        lang.ask_sync("2 + 3?", functions=add)  # type: ignore[call-overload]
+    with pytest.raises(ConfigError, match=r"functions takes a list of tools"):
+        lang.ask_sync("2 + 3?", functions={"name": "add"})  # type: ignore[call-overload]
+    assert lang.ask_sync("2 + 3?", functions=(add,)).answer == "5"

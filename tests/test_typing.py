@@ -1,22 +1,70 @@
-"""Typing as users see it: mypy checks tests/typing/*.py, which assert the types of results."""
+"""Typing as users see it: mypy and pyright check tests/typing/*.py like a user's own code.
+
+``user_code.py`` and ``output_types.py`` must pass both checkers in strict mode (their
+``type: ignore`` lines must still be needed); every line of ``mistakes.py`` marked
+``# error:`` must be reported by both, and no other line.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-api = pytest.importorskip("mypy.api")
 TYPING = Path(__file__).resolve().parent / "typing"
+CLEAN = [str(TYPING / "user_code.py"), str(TYPING / "output_types.py")]
+MISTAKES = TYPING / "mistakes.py"
 
 
-def test_output_type_types_result_output_for_mypy() -> None:
-    # --warn-unused-ignores makes the file's one "type: ignore" a check too: mypy must know
-    # that result.output is a Weather (which has no humidity), not Any.
-    stdout, stderr, status = api.run(
-        ["--strict", "--warn-unused-ignores", "--no-error-summary", str(TYPING / "output_types.py")]
-    )
-    assert status == 0, stdout + stderr
+def _mypy(*args: str) -> tuple[str, int]:
+    api = pytest.importorskip("mypy.api")
+    stdout, stderr, status = api.run(["--strict", "--no-error-summary", *args])
+    return stdout + stderr, status
+
+
+def _pyright(*paths: str) -> list[dict[str, object]]:
+    beside = Path(sys.executable).with_name("pyright")  # the venv's, active or not
+    pyright = str(beside) if beside.exists() else shutil.which("pyright")
+    if pyright is None:
+        pytest.skip("pyright is not installed (pip install pyright)")
+    command = [pyright, "--outputjson", "--pythonpath", sys.executable, *paths]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    diagnostics: list[dict[str, object]] = json.loads(done.stdout)["generalDiagnostics"]
+    return [d for d in diagnostics if d["severity"] == "error"]
+
+
+def _marked_lines() -> set[int]:
+    lines = MISTAKES.read_text().splitlines()
+    return {number for number, line in enumerate(lines, 1) if "# error:" in line}
+
+
+def test_user_code_passes_mypy_strict() -> None:
+    output, status = _mypy("--warn-unused-ignores", *CLEAN)
+    assert status == 0, output
+
+
+def test_user_code_passes_pyright_strict() -> None:
+    assert _pyright(*CLEAN) == []
+
+
+def test_mypy_reports_every_mistake() -> None:
+    output, status = _mypy(str(MISTAKES))
+    assert status == 1
+    reported = {int(n) for n in re.findall(r"mistakes\.py:(\d+): error", output)}
+    assert reported == _marked_lines(), output
+    assert 'Unexpected keyword argument "temprature"' in output
+    assert 'did you mean "temperature"?' in output
+
+
+def test_pyright_reports_every_mistake() -> None:
+    errors = _pyright(str(MISTAKES))
+    reported = {d["range"]["start"]["line"] + 1 for d in errors}  # type: ignore[index]
+    assert reported == _marked_lines(), errors
 
 
 def test_a_wrong_expectation_fails(tmp_path: Path) -> None:
@@ -28,6 +76,6 @@ def test_a_wrong_expectation_fails(tmp_path: Path) -> None:
         "def f(lang: Lang) -> None:\n"
         "    assert_type(lang.ask_sync('x', output_type=int).output, str)\n"
     )
-    stdout, _, status = api.run(["--strict", "--no-error-summary", str(wrong)])
+    output, status = _mypy(str(wrong))
     assert status == 1
-    assert 'Expression is of type "int", not "str"' in stdout
+    assert 'Expression is of type "int", not "str"' in output

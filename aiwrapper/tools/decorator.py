@@ -18,9 +18,10 @@ import sys
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, Generic, overload
 
 import anyio.to_thread
+from typing_extensions import ParamSpec, Self, TypeVar
 
 from ..errors import ToolDefinitionError
 from .callables import inspect_target, is_async_callable
@@ -33,11 +34,18 @@ from .validate import Coercion, validate_arguments
 
 __all__ = ["Tool", "tool"]
 
+# Defaults keep a bare ``Tool`` (a dict definition, an MCP tool) meaning ``Tool[..., Any]``.
+P = ParamSpec("P", default=...)
+R = TypeVar("R", default=Any)
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 
 
-class Tool:
+class Tool(Generic[P, R]):
     """A function the model can call, with its schema, validation and invocation.
+
+    ``Tool[P, R]`` keeps the decorated function's parameters and return type, so calling a
+    tool directly is checked as calling the function.
 
     Attributes:
         name: The name the model calls (letters, digits, ``_`` and ``-``; at most 64).
@@ -59,7 +67,7 @@ class Tool:
         description: str,
         parameters: Schema,
         validator: Node,
-        func: Callable[..., Any] | None = None,
+        func: Callable[P, R] | None = None,
         strict: bool | None = None,
         timeout: float | None = None,
         sequential: bool = False,
@@ -104,13 +112,19 @@ class Tool:
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r})"
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the original function unchanged."""
         if self.func is None:
             raise TypeError(f"tool {self.name!r} is a definition without an implementation")
         return self.func(*args, **kwargs)
 
-    def __get__(self, instance: Any, owner: type | None = None) -> Tool:
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> Tool[..., R]: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> Tool[..., R]:
         """Bind a tool declared on a method to the instance (or class for a classmethod)."""
         if self._binding is None or self.func is None:
             return self
@@ -209,7 +223,8 @@ class Tool:
         Raises:
             ToolDefinitionError: A dict definition, which has no function to call.
         """
-        if self.func is None:
+        func: Callable[..., Any] | None = self.func  # called with checked keywords, not P
+        if func is None:
             raise ToolDefinitionError(
                 f"tool {self.name!r} has no implementation; its calls go to function_handler"
             )
@@ -217,10 +232,10 @@ class Tool:
         if self._context_param is not None:
             kwargs[self._context_param] = context if context is not None else Context(deps=None)
         if self._is_async:
-            return await self.func(**kwargs)
+            return await func(**kwargs)
         # A thread cannot be interrupted: on a timeout or cancellation the run moves on and
         # the function finishes in the background, its result discarded.
-        call = functools.partial(self.func, **kwargs)
+        call = functools.partial(func, **kwargs)
         result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
         return await result if inspect.isawaitable(result) else result
 
@@ -252,7 +267,7 @@ class _Options:
 
 
 @overload
-def tool(func: Callable[..., Any], /) -> Tool: ...
+def tool(func: Callable[P, R], /) -> Tool[P, R]: ...
 
 
 @overload
@@ -264,7 +279,7 @@ def tool(
     timeout: float | None = None,
     sequential: bool = False,
     requires_approval: bool = False,
-) -> Callable[[Callable[..., Any]], Tool]: ...
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
 def tool(

@@ -1,3 +1,4 @@
+# pyright: strict, reportUnnecessaryTypeIgnoreComment=true
 """Checked by mypy in the test suite: ``output_type`` types ``result.output`` as that class."""
 
 from __future__ import annotations

@@ -1,0 +1,21 @@
+"""Mistakes mypy and pyright must report (tests/test_typing.py checks each marked line)."""
+
+from __future__ import annotations
+
+from aiwrapper import Lang, tool
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def mistakes(lang: Lang) -> None:
+    lang.ask_sync("hi", temprature=0.2)  # error: misspelt option
+    lang.ask_sync("hi", temperature="hot")  # error: wrong option type
+    lang.chat_sync([], max_tokens="many", output_type=int)  # error: wrong type, typed overload
+    lang.stream_sync("hi", temprature=0.2)  # error: misspelt option
+    lang.ask_sync("2 + 3?", functions=add)  # error: one tool, not a list
+    add("two", 3)  # error: a tool is checked as its function
+    print(add(2, 3).upper())  # error: it returns an int

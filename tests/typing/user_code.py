@@ -1,0 +1,57 @@
+# pyright: strict, reportUnnecessaryTypeIgnoreComment=true
+"""Checked by mypy and pyright (strict) in the test suite: a user's script as editors see it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from typing_extensions import assert_type
+
+from aiwrapper import Lang, LangResult, RunEvent, tool
+
+
+@tool
+def get_weather(city: str, days: int = 1) -> dict[str, int]:
+    """Weather in a city."""
+    return {"temperature": 2 * days}
+
+
+@tool(sequential=True)
+async def book(city: str) -> str:
+    """Book a trip."""
+    return city
+
+
+def tools_stay_their_functions() -> None:
+    assert_type(get_weather("Oslo"), dict[str, int])
+    assert_type(get_weather("Oslo", days=3)["temperature"], int)
+    as_function: Callable[[str, int], dict[str, int]] = get_weather
+    print(as_function)
+    print(get_weather.name, get_weather.schema_for("openai"), book.sequential)
+
+
+def overrides_are_options(lang: Lang) -> None:
+    result = lang.ask_sync(
+        "Weather in Oslo?",
+        functions=[get_weather, book],
+        temperature=0.2,
+        max_tokens=100,
+        thinking="low",
+        stop=["\n"],
+        tool_errors="raise",
+    )
+    assert_type(result, LangResult[Any])
+    again = lang.chat_sync(result.messages, max_iterations=3, output_type=int, timeout=5.0)
+    assert_type(again.output, int)
+    for event in lang.stream_sync("hi", parallel=False, deps={"user": 1}):
+        assert_type(event, RunEvent)
+
+
+async def overrides_async(lang: Lang) -> None:
+    result = await lang.ask("hi", system_prompt="Be brief.", max_tool_calls=2)
+    more = await lang.chat(result.messages, top_p=0.9)
+    async with lang.stream(more.messages, auto_execute=False) as run:
+        async for _event in run:
+            pass
+    print(run.result.answer)
