@@ -22,6 +22,7 @@ from .options import (
     ResultCallback,
     Thinking,
 )
+from .sizelimits import SizeLimits
 
 __all__ = ["CallOverrides", "LangOptionsDict"]
 
@@ -35,6 +36,7 @@ class CallOverrides(TypedDict, total=False):
     function_handler: FunctionHandler | None
     function_call: FunctionCallChoice | None
     parallel: bool | None
+    early_start: bool | None
     max_concurrency: int | None
     parallel_tool_calls: bool | None
     max_iterations: int | None
@@ -57,6 +59,7 @@ class CallOverrides(TypedDict, total=False):
     extra_body: Mapping[str, Any] | None
     extra_headers: Mapping[str, str] | None
     output_retries: int | None
+    limits: SizeLimits | None
 
 
 class LangOptionsDict(CallOverrides, total=False):
