@@ -21,7 +21,7 @@ import anyio
 
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
-from .frontend import ClientRequest, Frontend, GatewayError, in_call_order
+from .frontend import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from .openai_chat import OpenAIChat
 from .upstream import as_gateway_error
 
@@ -188,10 +188,10 @@ async def _stream(
         await exchange.body(encoder.finish(run.result), more=False)
 
 
-async def _first_output(run: RunStream[Any], encoder: Any) -> bytes:
+async def _first_output(run: RunStream[Any], encoder: StreamEncoder) -> bytes:
     event: RunEvent
     async for event in run:
-        data: bytes = encoder.event(event)
+        data = encoder.event(event)
         if data:
             return data
     return b""

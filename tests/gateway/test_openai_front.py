@@ -161,8 +161,10 @@ def test_tool_choice_reaches_the_backend(client: openai.OpenAI, choice: Any, exp
         temperature=0.25,
         max_tokens=77,
         stop=["END"],
+        reasoning_effort="high",
     )
     options = lang.requests[0].options
+    assert options.thinking == "high"
     assert options.function_call == expected
     assert (options.temperature, options.max_tokens, options.stop) == (0.25, 77, ["END"])
     assert options.auto_execute is False
