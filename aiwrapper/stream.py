@@ -2,9 +2,11 @@
 
 The run goes on in a task of the ``async with`` block's own task group and hands its events
 (``runevents.py``) over through a memory stream with a small buffer, so a slow reader holds
-the run back instead of piling events up. Leaving the block cancels whatever is still running,
-and the block waits for the run to unwind: no task outlives it. An error that ends the run is
-raised where the reader is, when the events before it are read.
+the run back instead of piling events up. A reader that is behind sees ``event.result`` (and
+a call's status) as they are when it reads the event; ``on_event`` sees them as they were.
+Leaving the block cancels whatever is still running, and the block waits for the run to
+unwind: no task outlives it. An error that ends the run is raised where the reader is, when
+the events before it are read.
 """
 
 from __future__ import annotations
