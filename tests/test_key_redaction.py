@@ -13,13 +13,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from aiwrapper import ConfigError, Lang
+from aiwrapper import AuthenticationError, ConfigError, Lang
 from aiwrapper.providers.base import HttpCall
 
 pytestmark = pytest.mark.anyio
 
 SECRET = "sk-" + "redactme" * 3
-WRAPPED = [SECRET + "\n", f"  {SECRET} ", SECRET + "\r\n", f"\t{SECRET}\n"]
+WRAPPED = [SECRET, SECRET + "\n", f"  {SECRET} ", SECRET + "\r\n", f"\t{SECRET}\n"]
 BROKEN = [SECRET[:8] + "\n" + SECRET[8:], SECRET[:8] + "\x00" + SECRET[8:] + "\n"]
 OPENAI_ANSWER = {
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
@@ -29,12 +29,14 @@ OPENAI_ANSWER = {
 
 class _Handler(BaseHTTPRequestHandler):
     seen: list[dict[str, str]]
+    status = 200
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["content-length"]))
         self.seen.append(dict(self.headers.items()))
-        body = json.dumps(OPENAI_ANSWER).encode()
-        self.send_response(200)
+        refused = {"error": {"message": "Incorrect API key provided", "type": "invalid_api_key"}}
+        body = json.dumps(OPENAI_ANSWER if self.status == 200 else refused).encode()
+        self.send_response(self.status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
@@ -51,7 +53,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, list[dict[str
     seen: list[dict[str, str]] = []
     handler = type("Handler", (_Handler,), {"seen": seen})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", seen
     httpd.shutdown()
@@ -146,3 +148,20 @@ def _headers_of(lang: Lang) -> dict[str, str]:
 
     request = ProviderRequest(model="m", messages=[], tools=[], options=LangOptions(), stream=False)
     return lang.model.provider.encode(request).headers  # type: ignore[attr-defined,no-any-return]
+
+
+@pytest.mark.parametrize("key", WRAPPED)
+async def test_a_refused_key_is_not_in_the_error_or_the_logs(
+    key: str, server: tuple[str, list[dict[str, str]]], logs: pytest.LogCaptureFixture
+) -> None:
+    url, seen = server
+    _Handler.status = 401
+    try:
+        lang = Lang.openai_compatible(url, model="m", api_key=key, max_retries=0)
+        with pytest.raises(AuthenticationError) as info:
+            await lang.ask("hi")
+        await lang.aclose()
+    finally:
+        _Handler.status = 200
+    assert seen[0]["Authorization"] == f"Bearer {SECRET}"
+    assert_no_key(logs, exception_text(info.value), repr(info.value.body))
