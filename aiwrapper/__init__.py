@@ -7,6 +7,9 @@ feeds the results back and continues until the model answers, streaming to ``on_
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from .errors import (
     AIWrapperError,
     AuthenticationError,
@@ -48,6 +51,9 @@ from .runevents import (
 from .sizelimits import SizeLimits
 from .stream import RunStream
 from .tools import Context, Param, Tool, tool
+
+if TYPE_CHECKING:  # so type checkers see the lazily imported submodule
+    from . import notebook as notebook
 
 __version__ = "0.1.0"
 
@@ -102,7 +108,10 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # Provider modules load lazily, so ``import aiwrapper`` stays fast; their public
-    # configuration types are still reachable from the top.
+    # configuration types are still reachable from the top, and so is ``aiwrapper.notebook``
+    # (``on_result=aiwrapper.notebook.live()`` after a bare ``import aiwrapper``).
+    if name == "notebook":
+        return importlib.import_module(".notebook", __name__)
     if name == "VertexConfig":
         from .providers.gemini import VertexConfig
 

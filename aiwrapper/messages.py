@@ -235,6 +235,11 @@ class LangMessages(list[LangMessage]):
     The ``add_*`` helpers append and return the list itself, so calls chain::
 
         await lang.chat(result.messages.add_user("And tomorrow?"))
+
+    ``with_user`` returns a new list instead and leaves this one as it is, so a notebook cell
+    that continues a conversation can run twice without asking the question twice::
+
+        await lang.chat(result.messages.with_user("And tomorrow?"))
     """
 
     def __init__(self, messages: Iterable[MessageLike] = ()) -> None:
@@ -248,6 +253,10 @@ class LangMessages(list[LangMessage]):
     def add_user(self, text: str) -> LangMessages:
         """Append a user message."""
         return self.add(LangMessage.text("user", text))
+
+    def with_user(self, text: str) -> LangMessages:
+        """A copy with a user message appended; this conversation is left unchanged."""
+        return LangMessages(self).add_user(text)
 
     def add_system(self, text: str) -> LangMessages:
         """Append a system message."""

@@ -1,19 +1,23 @@
-"""Live display in Jupyter: an ``on_result`` callback that redraws one output area.
+"""Notebooks: a live display for a streaming run, and the rich reprs of results and calls.
 
-``live()`` returns a callback that renders the growing answer, thinking and tool calls as
-Markdown in a single display handle, updated in place as the result streams. IPython is
-imported only when the callback is made, so the package never depends on it.
+``live()`` returns an ``on_result`` callback that renders the growing answer, thinking and
+tool calls as Markdown in one display handle, updated in place as the result streams; outside
+a Jupyter kernel it prints the answer as it grows instead. ``result_markdown`` and
+``call_markdown`` are what a notebook shows for a bare ``result`` or ``call`` in a cell.
+IPython is imported only when ``live()`` runs in a kernel, so the package never depends on it.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from .result import LangResult
+from .result import FunctionCall, LangResult
 
-__all__ = ["live", "render_markdown"]
+__all__ = ["call_markdown", "live", "render_markdown", "result_markdown"]
 
 _ICONS = {
     "streaming": "…",
@@ -24,26 +28,99 @@ _ICONS = {
     "denied": "⊘",
     "skipped": "↷",
 }
+_FINAL = ("done", "error", "denied", "skipped")
 
 
 def render_markdown(result: LangResult) -> str:
     """The result so far as Markdown: calls with their status, thinking, then the answer."""
-    lines = [
-        f"- {_ICONS.get(c.status, '?')} `{c.name}({c.raw_arguments or c.arguments})`"
-        for c in result.function_calls
-    ]
+    lines = [f"- {_call_head(c)}" for c in result.function_calls]
     if result.thinking:
         lines.append("> " + result.thinking.replace("\n", "\n> "))
     lines.append(result.answer)
     return "\n\n".join(lines)
 
 
+def _call_head(call: FunctionCall) -> str:
+    return f"{_ICONS.get(call.status, '?')} `{call.name}({call.raw_arguments or call.arguments})`"
+
+
+def _outcome(call: FunctionCall) -> str:
+    if call.error is not None:
+        return call.error
+    if call.status in ("done", "skipped"):
+        return json.dumps(call.result, ensure_ascii=False, default=repr)
+    return call.status
+
+
+def call_markdown(call: FunctionCall) -> str:
+    """One call as Markdown: status icon, name and arguments, then its result or error."""
+    return f"{_call_head(call)} → {_outcome(call)}"
+
+
+def result_markdown(result: LangResult) -> str:
+    """A result as Markdown: its calls with outcomes, thinking collapsed, answer, usage."""
+    parts = [f"- {call_markdown(c)}" for c in result.function_calls]
+    if result.thinking:
+        parts.append(f"<details><summary>Thinking</summary>\n\n{result.thinking}\n\n</details>")
+    parts.append(result.answer or "*(no answer yet)*")
+    usage = result.usage
+    parts.append(
+        f"*{usage.input_tokens} input + {usage.output_tokens} output tokens, "
+        f"{result.iterations} requests, {len(result.function_calls)} tool calls*"
+    )
+    return "\n\n".join(parts)
+
+
 def live() -> Callable[[LangResult], None]:
-    """An ``on_result`` callback that shows the result live in a notebook cell."""
-    display: Any = importlib.import_module("IPython.display")  # only notebooks have IPython
-    handle: Any = display.display(display.Markdown(""), display_id=True)
+    """An ``on_result`` callback that shows the result live in a notebook cell.
+
+    In a Jupyter kernel it redraws one output area (Markdown, with the same text as its
+    ``text/plain`` fallback); anywhere else it prints the answer to stdout as it grows.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if getattr(shell, "kernel", None) is None:  # a script, or a terminal IPython
+        return _Printer()
+    display: Any = importlib.import_module("IPython.display")
+    handle: Any = display.display({"text/plain": ""}, raw=True, display_id=True)
 
     def update(result: LangResult) -> None:
-        handle.update(display.Markdown(render_markdown(result)))
+        text = render_markdown(result)
+        handle.update({"text/markdown": text, "text/plain": text}, raw=True)
 
     return update
+
+
+class _Printer:
+    """``live()`` outside a notebook: the answer printed as it grows, each call once done."""
+
+    def __init__(self) -> None:
+        self.printed = ""  # the answer of the current turn, as far as it is printed
+        self.line_open = False
+        self.calls_shown: set[str] = set()
+
+    def __call__(self, result: LangResult) -> None:
+        for call in result.function_calls:
+            if call.status in _FINAL and call.id not in self.calls_shown:
+                self.calls_shown.add(call.id)
+                self._line(call_markdown(call))
+        answer = result.answer
+        if not answer.startswith(self.printed):  # a new turn began
+            self.printed = ""
+        if len(answer) > len(self.printed):
+            if not self.printed and self.line_open:
+                _write("\n")
+            _write(answer[len(self.printed) :])
+            self.printed, self.line_open = answer, not answer.endswith("\n")
+        if result.finished and self.line_open:
+            _write("\n")
+            self.line_open = False
+
+    def _line(self, text: str) -> None:
+        _write(("\n" if self.line_open else "") + text + "\n")
+        self.line_open = False
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

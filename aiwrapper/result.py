@@ -56,6 +56,12 @@ class FunctionCall:
             f"arguments={self.arguments!r}, status={self.status!r})"
         )
 
+    def _repr_markdown_(self) -> str:
+        """What a notebook shows for a bare call: status, name, arguments, result or error."""
+        from .notebook import call_markdown
+
+        return call_markdown(self)
+
     def arguments_json(self) -> str:
         """The arguments as compact JSON text, ready to replay to a provider.
 
@@ -216,6 +222,12 @@ class LangResult(Generic[OutputT]):
 
     def __str__(self) -> str:
         return self.answer
+
+    def _repr_markdown_(self) -> str:
+        """What a notebook shows for a bare result: calls, thinking (collapsed), answer, usage."""
+        from .notebook import result_markdown
+
+        return result_markdown(self)
 
     def __repr__(self) -> str:
         return (

@@ -58,24 +58,6 @@ def test_the_demo_runs_offline() -> None:
     assert "[2 requests, 2 tool calls" in done.stdout
 
 
-def test_the_notebook_runs_inside_a_running_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    import asyncio
-    import json
-
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
-    notebook = json.loads((ROOT / "examples" / "notebook.ipynb").read_text(encoding="utf-8"))
-    cells = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
-    namespace: dict[str, object] = {"__name__": "notebook"}
-
-    async def kernel() -> None:  # Jupyter runs cells while its event loop is running
-        for source in cells:
-            exec(compile(source, "notebook.ipynb", "exec", dont_inherit=True), namespace)
-
-    asyncio.run(kernel())
-    assert "offline model" in namespace["more"].answer  # type: ignore[attr-defined]
-
-
 def test_the_demo_printer_starts_each_turn_where_the_last_one_ended(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
