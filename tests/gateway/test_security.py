@@ -125,3 +125,36 @@ async def test_what_is_not_a_request_is_refused(path: str, body: bytes, status: 
     assert reply.status_code == status
     error: dict[str, Any] = reply.json()["error"]
     assert error["type"] in ("invalid_request_error",)
+
+
+def _failing(exc: Exception | None = None, status: int = 200) -> Lang:
+    def upstream(request: httpx.Request) -> httpx.Response:
+        if exc is not None:
+            raise exc
+        return httpx.Response(status, json={"error": {"message": "no"}})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(upstream))
+    return Lang.openai(api_key=UPSTREAM_KEY, max_retries=0, http_client=client)
+
+
+@pytest.mark.parametrize(
+    ("backend", "openai_status", "anthropic_status"),
+    [
+        (lambda: _failing(httpx.ReadTimeout("slow")), 504, 504),
+        (lambda: _failing(httpx.ConnectError("refused")), 502, 502),
+        (lambda: _failing(status=503), 503, 529),
+        (lambda: _failing(status=404), 502, 502),
+        (lambda: _failing(status=422), 400, 400),
+    ],
+    ids=["timeout", "unreachable", "overloaded", "upstream-404", "upstream-422"],
+)
+async def test_upstream_failures_map_to_each_wires_status(
+    backend: Any, openai_status: int, anthropic_status: int
+) -> None:
+    gateway = Gateway({"local": backend()})
+    async with _client(gateway) as client:
+        openai_reply = await client.post("/v1/chat/completions", json=HI)
+        anthropic_reply = await client.post("/v1/messages", json={**HI, "max_tokens": 5})
+    assert openai_reply.status_code == openai_status
+    assert anthropic_reply.status_code == anthropic_status
+    assert anthropic_reply.json()["type"] == "error"
