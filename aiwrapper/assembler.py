@@ -246,8 +246,23 @@ class Assembler:
     def _id_taken(self, call_id: str) -> bool:
         return any(c.id == call_id for c in self.started)
 
+    def whole_open_calls(self) -> list[int]:
+        """Open calls, but the newest, whose arguments so far are a whole JSON object.
+
+        On a wire that ends every call only with its turn (OpenAI Chat Completions), such a
+        call is complete once a later one has started: a closed JSON object cannot grow.
+        """
+        *older, _ = self._fragments or (None,)
+        if self.live:
+            texts = ((i, self.calls[i].call.raw_arguments) for i in older)
+        else:
+            texts = ((i, "".join(self._fragments[i])) for i in older)
+        return [i for i, text in texts if _is_whole_object(text)]
+
     def _extend_call(self, event: ToolCallDelta) -> None:
         fragments = self._fragments.get(event.index)
+        if fragments is None and event.index in self.calls and not event.arguments.strip():
+            return  # white space after a call ended as whole: nothing to add
         if fragments is None:
             state = "already ended" if event.index in self.calls else "never started"
             raise StreamError(f"{self.provider}: arguments for call #{event.index}, which {state}")
@@ -334,3 +349,10 @@ def _final_arguments(text: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _is_whole_object(text: str) -> bool:
+    try:
+        return isinstance(loads_standard(text), dict)
+    except ValueError:
+        return False

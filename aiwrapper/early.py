@@ -1,13 +1,15 @@
 """Early tool start: calls that begin while the rest of their turn still streams.
 
 With the ``early_start`` option, a call whose arguments are complete (its end event has been
-folded into the turn) is handed to the executor at once instead of when the stream ends; the
-executor decides whether it may run now (``CallExecutor.start_early``) and keeps its result
-in call order. Calls are planned in the order the model made them, so the per-run limits
-(``max_tool_calls``, repeated calls) count them exactly as they would without early start.
-The early calls run in a task group that spans the turn's stream and its execution; if the
-stream fails, calls still running are cancelled and the failure is raised as is (never
-wrapped in an exception group), so the loop can keep the results of the calls that ran.
+folded into the turn, or, on a wire that ends calls only with the turn, a later call began
+and its arguments are a whole JSON object) is handed to the executor at once instead of when
+the stream ends; the executor decides whether it may run now (``CallExecutor.start_early``)
+and keeps its result in call order. Calls are planned in the order the model made them, so
+the per-run limits (``max_tool_calls``, repeated calls) count them exactly as they would
+without early start. The early calls run in a task group that spans the turn's stream and
+its execution; if the stream fails, calls still running are cancelled and the failure is
+raised as is (never wrapped in an exception group), so the loop can keep the results of the
+calls that ran.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from contextlib import asynccontextmanager
 import anyio
 from anyio.abc import TaskGroup
 
-from .events import Event, ToolCallEnd
+from .assembler import Assembler
+from .events import Event, ToolCallEnd, ToolCallStart
 from .execution import CallExecutor
 from .options import LangOptions
+from .providers.base import EventSink
 from .result import FunctionCall
 
 __all__ = ["EarlyStart", "early_start"]
@@ -34,6 +38,25 @@ class EarlyStart:
         self.group = group
         self._next = 0  # calls of the turn before this index were handed over, in order
         self._stopped = False  # a call of no known tool: the rest wait for the turn's end
+
+    def watching(self, sink: EventSink, assembler: Assembler) -> EventSink:
+        """``sink``, folding into ``assembler``, followed by the early start of ready calls.
+
+        A call is ready when its end was folded. On wires that end calls only with the turn
+        (OpenAI Chat Completions), an open call is also ended, through ``sink`` like any end,
+        once a later call has started and its arguments are a whole JSON object.
+        """
+
+        async def early_sink(events: list[Event]) -> None:
+            await sink(events)
+            if any(type(event) is ToolCallStart for event in events):
+                ended: list[Event] = [ToolCallEnd(i) for i in assembler.whole_open_calls()]
+                if ended:
+                    await sink(ended)
+                    events = [*events, *ended]
+            self.arrived(events, assembler.tool_calls)
+
+        return early_sink
 
     def arrived(self, events: Sequence[Event], calls: Sequence[FunctionCall]) -> None:
         """A batch was folded into the turn; ``calls`` are its calls so far, in order."""

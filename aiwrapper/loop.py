@@ -24,7 +24,7 @@ from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .models import model_info
 from .options import LangOptions
-from .providers.base import Model, ProviderRequest, tool_choice
+from .providers.base import EventSink, Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
 from .structured import OutputPlan
 from .tools import Tool
@@ -155,13 +155,14 @@ class Run:
         )
         await watch.turn_started()
 
-        async def sink(events: list[Event]) -> None:
+        async def fold(events: list[Event]) -> None:
             if not watch.active:  # nobody watches: fold the batch, nothing else per event
                 assembler.add_all(events)
-            else:
-                await watch.fold(events, assembler, self._publish)
-            if early is not None:  # calls whose arguments just completed may start now
-                early.arrived(events, assembler.tool_calls)
+                return
+            await watch.fold(events, assembler, self._publish)
+
+        # With early start, calls whose arguments just completed may start after each batch.
+        sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
         await self.model.send(request, sink)
         message = assembler.finish()

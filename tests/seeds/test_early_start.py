@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,6 +30,8 @@ from aiwrapper import (
     TurnFinished,
     tool,
 )
+from aiwrapper.assembler import Assembler
+from aiwrapper.events import ToolCallDelta, ToolCallEnd, ToolCallStart
 
 from .wires import WIRES, Body, Wire
 
@@ -276,3 +279,69 @@ async def test_a_call_of_no_known_tool_leaves_it_and_the_calls_after_it_to_the_t
     assert script.log[0] == "rest of the stream"
     assert [c.status for c in result.function_calls] == ["error", "done", "done"]
     assert "Unknown function 'get_time'" in wire.results(script.sent[1])[0]
+
+
+async def test_openai_calls_are_complete_once_a_later_call_starts() -> None:
+    # Chat Completions ends every call only with the turn; a call whose arguments are a
+    # whole JSON object is complete as soon as the next call begins.
+    wire = WIRES["openai"]
+    oslo, rome, finish = wire.pieces(CALLS, "m")
+    turns = [[oslo + rome, finish], [wire.text("Both sunny.", "m")]]
+    script = Script(wire, turns, wait_for="end Oslo")
+    async with script.client() as client:
+        result = await wire.make(client).ask(
+            "Weather?", functions=[weather_tool(script)], early_start=True
+        )
+    assert script.log[:4] == ["start Oslo", "end Oslo", "rest of the stream", "start Rome"]
+    assert [c.arguments for c in result.function_calls] == [{"city": "Oslo"}, {"city": "Rome"}]
+    results = wire.results(script.sent[1])
+    assert "sunny in Oslo" in results[0]
+    assert "sunny in Rome" in results[1]
+
+
+async def test_openai_interleaved_arguments_are_not_started_before_they_are_whole() -> None:
+    wire = WIRES["openai"]
+    fixture = Path(__file__).parent.parent / "fixtures" / "openai" / "parallel_interleaved.sse"
+    ran: list[dict[str, Any]] = []
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather in a city."""
+        ran.append({"city": city})
+        return city
+
+    @tool
+    def get_time(tz: str) -> str:
+        """Time in a zone."""
+        ran.append({"tz": tz})
+        return f"12:00 {tz}"
+
+    frames = [frame + b"\n\n" for frame in fixture.read_bytes().split(b"\n\n") if frame]
+    script = Script(wire, [frames, [wire.text("Done.", "m")]], wait_for="", bound=0)
+    async with script.client() as client:  # one SSE event per chunk: interleaving is seen
+        result = await wire.make(client).ask(
+            "Weather?", functions=[get_weather, get_time], early_start=True
+        )
+    assert [c.status for c in result.function_calls] == ["done", "done"]
+    assert ran == [c.arguments for c in result.function_calls]
+    assert wire.results(script.sent[1]) == ["Rome", "12:00 CET"]
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_the_assembler_names_open_calls_whose_arguments_are_whole(live: bool) -> None:
+    assembler = Assembler("openai", live=live)
+    assembler.add_all(
+        [
+            ToolCallStart(0, "a", "f"),
+            ToolCallDelta(0, '{"x": 1}'),
+            ToolCallStart(1, "b", "f"),
+            ToolCallDelta(1, '{"y": '),
+            ToolCallStart(2, "c", "f"),
+            ToolCallDelta(2, '{"z": 3}'),
+        ]
+    )
+    assert assembler.whole_open_calls() == [0]  # 1 is cut short; 2 is the newest
+    assembler.add_all([ToolCallEnd(0), ToolCallDelta(0, " \n")])  # white space: nothing to add
+    with pytest.raises(StreamError, match="arguments for call #0, which already ended"):
+        assembler.add(ToolCallDelta(0, "}"))
+    assert assembler.tool_calls[0].arguments == {"x": 1}

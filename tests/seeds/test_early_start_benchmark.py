@@ -18,5 +18,8 @@ def test_the_early_start_benchmark_runs_and_reports_each_way() -> None:
         [sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    for name in ("raw httpx", "early_start=False", "early_start=True", "saved by early start"):
-        assert name in done.stdout, name
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    for way in ("raw httpx", "early_start=False", "early_start=True", "saved by early start"):
+        assert sum(line.startswith(way) for line in lines) == 2, way  # once per wire
+    assert "anthropic\n" in done.stdout
+    assert "openai\n" in done.stdout
