@@ -228,6 +228,34 @@ def test_ctrl_c_in_ask_sync_cancels_the_running_tool(
     lang.close()
 
 
+def test_ctrl_c_while_reading_stream_sync_cancels_the_running_tool(
+    ctrl_c: Callable[[threading.Event], None],
+) -> None:
+    import anyio
+
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(20)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "never"
+
+    ctrl_c(started)
+    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    with pytest.raises(KeyboardInterrupt):
+        for _ in lang.stream_sync("go", functions=[wait_forever]):
+            pass
+    assert cancelled.wait(5)
+    lang.close()
+
+
 @pytest.mark.parametrize(
     ("message", "fragment"),
     [
