@@ -49,6 +49,11 @@ class EventEncoder:
         self._open: BlockKind | None = None
         self._call: FunctionCall | None = None  # the call whose tool_use block is open
         self._streamed: set[int] = set()  # id() of calls whose input went out in pieces
+        # Blocks cannot interleave, but some wires interleave parallel calls' arguments:
+        # calls started while another streams wait, their fragments kept, until it is done.
+        self._waiting: list[FunctionCall] = []
+        self._buffered: dict[int, list[str]] = {}
+        self._ready: set[int] = set()  # id() of waiting calls whose arguments are complete
         self._started = False
 
     def event(self, event: RunEvent) -> bytes:
@@ -62,22 +67,17 @@ class EventEncoder:
                 self._index, "thinking_delta", "thinking", event.text
             )
         if isinstance(event, CallStarted):
-            return self._start_call(event.call, event.result)
-        if isinstance(event, CallArgumentsDelta) and event.call is self._call:
-            self._streamed.add(id(event.call))
-            return _delta(self._index, "input_json_delta", "partial_json", event.fragment)
-        if isinstance(event, CallReady) and event.call is self._call:
-            if id(event.call) in self._streamed:
-                return b""
-            # Arguments that came whole (a wire that sends objects): one fragment, all of it.
-            return _delta(
-                self._index, "input_json_delta", "partial_json", event.call.arguments_json()
-            )
+            return self._call_started(event.call, event.result)
+        if isinstance(event, CallArgumentsDelta):
+            return self._arguments(event.call, event.fragment)
+        if isinstance(event, CallReady):
+            return self._call_ready(event.call, event.result)
         return b""
 
     def finish(self, result: LangResult) -> bytes:
         """The last block's stop, ``message_delta`` and ``message_stop``."""
-        out = self._begin() + self._stop_open(result)
+        self._ready.update(id(call) for call in self._waiting)
+        out = self._begin() + self._stop_open(result) + self._next_waiting(result)
         delta = {
             "type": "message_delta",
             "delta": {"stop_reason": stop_reason(result), "stop_sequence": None},
@@ -114,6 +114,48 @@ class EventEncoder:
         if kind == "thinking":
             block["signature"] = ""
         return self._open_block(kind, block, result)
+
+    def _call_started(self, call: FunctionCall, result: LangResult) -> bytes:
+        if self._call is None:
+            return self._start_call(call, result)
+        self._waiting.append(call)
+        self._buffered[id(call)] = []
+        return b""
+
+    def _arguments(self, call: FunctionCall, fragment: str) -> bytes:
+        if call is self._call:
+            self._streamed.add(id(call))
+            return _delta(self._index, "input_json_delta", "partial_json", fragment)
+        buffered = self._buffered.get(id(call))
+        if buffered is not None:
+            buffered.append(fragment)
+        return b""
+
+    def _call_ready(self, call: FunctionCall, result: LangResult) -> bytes:
+        if call is not self._call:
+            self._ready.add(id(call))
+            return b""
+        out = b""
+        if id(call) not in self._streamed:  # arguments that came whole: all in one fragment
+            out = _delta(self._index, "input_json_delta", "partial_json", call.arguments_json())
+        return out + self._stop_open(result) + self._next_waiting(result)
+
+    def _next_waiting(self, result: LangResult) -> bytes:
+        """Blocks for the calls that waited: whole while complete, then the next one live."""
+        out = b""
+        while self._waiting:
+            call = self._waiting.pop(0)
+            out += self._start_call(call, result)
+            pieces = "".join(self._buffered.pop(id(call)))
+            if id(call) not in self._ready:  # still arriving: it streams on from here
+                if pieces:
+                    self._streamed.add(id(call))
+                    out += _delta(self._index, "input_json_delta", "partial_json", pieces)
+                return out
+            whole = call.arguments_json()
+            out += _delta(self._index, "input_json_delta", "partial_json", whole)
+            out += self._stop_open(result)
+        return out
 
     def _start_call(self, call: FunctionCall, result: LangResult) -> bytes:
         block = {"type": "tool_use", "id": wire_id(call.id), "name": call.name, "input": {}}

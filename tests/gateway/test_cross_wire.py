@@ -212,3 +212,23 @@ def test_an_upstream_429_reaches_an_anthropic_client_with_retry_after(
     with pytest.raises(anthropic.RateLimitError) as caught:
         anthropic_client.messages.create(model="gemini", max_tokens=5, messages=QUESTION)
     assert caught.value.response.headers["retry-after"] == "3"
+
+
+def test_interleaved_parallel_calls_reach_an_anthropic_client_whole(
+    anthropic_client: anthropic.Anthropic,
+) -> None:
+    sent: list[Body] = []
+    _backend("openai", [_fixture("openai/parallel_interleaved.sse")], sent)
+    time_tool = {"name": "get_time", "input_schema": {"type": "object", "properties": {}}}
+    ask: dict[str, Any] = {"model": "openai", "max_tokens": 500, "messages": QUESTION}
+    with anthropic_client.messages.stream(**ask, tools=[ANTHROPIC_TOOL, time_tool]) as stream:
+        events = list(stream)
+        message = stream.get_final_message()
+    calls = [(b.id, b.name, b.input) for b in message.content if b.type == "tool_use"]
+    assert calls == [
+        ("call_a1", "get_weather", {"city": "Rome"}),
+        ("call_b2", "get_time", {"tz": "CET"}),
+    ]
+    starts = [e.index for e in events if e.type == "content_block_start"]
+    stops = [e.index for e in events if e.type == "content_block_stop"]
+    assert starts == stops == [0, 1, 2]  # one block after another, never interleaved
