@@ -29,6 +29,7 @@ from ..messages import LangMessage, LangMessages, ToolCallPart
 from ..options import LangOptions
 from ..output import output_spec
 from ..tools import Tool, sample_arguments
+from ..tools.guess import arguments_from_prompt
 from .base import EventSink, ProviderRequest
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
@@ -154,11 +155,13 @@ class ScriptedModel:
 
 
 class OfflineModel:
-    """A model with no network: calls every given tool once, then sums up their results.
+    """A model with no network: calls every given tool, then sums up their results.
 
-    It generates schema-valid arguments from each tool's schema, so any set of tools can be
-    demonstrated without an API key; with no tools it echoes the prompt. With ``output_type``
-    its answer is a valid example of that type.
+    It reads the obvious values from the question (numbers, quoted text, capitalised names,
+    named enum values) and calls a tool once per value when the question lists several
+    ("Weather in Tokyo and Paris?"); what the question does not say comes from the tool's
+    schema, so any set of tools can be demonstrated without an API key. With no tools it
+    echoes the prompt; with ``output_type`` its answer is a valid example of that type.
     """
 
     name = "offline"
@@ -176,10 +179,14 @@ class OfflineModel:
         last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
         results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
         if request.tools and not results:
+            prompt = messages[last_user].content if last_user >= 0 else ""
             calls = [
-                {"name": t.name, "arguments": sample_arguments(t), "id": f"offline_{i}"}
-                for i, t in enumerate(request.tools)
+                {"name": t.name, "arguments": arguments}
+                for t in request.tools
+                for arguments in arguments_from_prompt(t, prompt)
             ]
+            for index, call in enumerate(calls):
+                call["id"] = f"offline_{index}"
             return {"text": "Let me use the tools.", "function_calls": calls}
         output = output_spec(request.options.output_type)
         if output is not None:  # a valid example of the type, as JSON text
