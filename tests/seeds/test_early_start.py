@@ -345,3 +345,20 @@ def test_the_assembler_names_open_calls_whose_arguments_are_whole(live: bool) ->
     with pytest.raises(StreamError, match="arguments for call #0, which already ended"):
         assembler.add(ToolCallDelta(0, "}"))
     assert assembler.tool_calls[0].arguments == {"x": 1}
+
+
+async def test_lang_stream_yields_an_early_call_s_finish_before_the_turn_ends() -> None:
+    wire = WIRES["gemini"]
+    script = Script(wire, [wire.pieces(CALLS, "m"), [wire.text("Ok.", "m")]], wait_for="end Oslo")
+    seen: list[str] = []
+    async with script.client() as client:
+        lang = wire.make(client)
+        functions = [weather_tool(script)]
+        async with lang.stream("Weather?", functions=functions, early_start=True) as run:
+            async for event in run:
+                if isinstance(event, (CallFinished, TurnFinished)):
+                    seen.append(type(event).__name__)
+                    if len(seen) == 1:  # leaving early cancels the run cleanly
+                        break
+    assert seen == ["CallFinished"]
+    assert run.result.function_calls[0].status == "done"
