@@ -5,7 +5,8 @@ streamed and whole bodies. Whatever arrives:
 - only documented errors escape (``AIWrapperError`` subclasses; a cut stream is a StreamError);
 - no tool runs on arguments that were cut off (a cut stream runs no tool at all);
 - every request sent is standard JSON, and the conversation left in ``result`` or in the
-  error's ``.result`` is accepted by ``chat``: the next request answers every call it made.
+  error's ``.result`` is accepted by ``chat`` against a local test server on 127.0.0.1: the
+  request it receives is standard JSON and answers every call the conversation made.
 
 Examples are derandomized so CI is stable; ``HYPOTHESIS_PROFILE=explore`` searches at random
 with many more examples.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -26,6 +28,7 @@ from hypothesis import strategies as st
 from aiwrapper import AIWrapperError, LangResult, StreamError, tool
 
 from . import turns, wires
+from .server import LocalServer
 from .wires import Wire, strict_json
 
 settings.register_profile(
@@ -42,6 +45,33 @@ settings.register_profile(
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 
 BACKENDS = ["asyncio", "trio"]
+SERVERS: list[LocalServer] = []  # the module's local test server, while its tests run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_server(no_proxy: None) -> Iterator[LocalServer]:
+    server = LocalServer().start()
+    SERVERS.append(server)
+    yield server
+    SERVERS.clear()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def no_proxy() -> Iterator[None]:
+    saved = {k: os.environ.pop(k) for k in PROXY_VARIABLES if k in os.environ}
+    yield
+    os.environ.update(saved)
+
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
 JSON = st.recursive(
     st.none()
     | st.booleans()
@@ -89,11 +119,18 @@ async def ask_then_continue(name: str, first: bytes, *, stream: bool = True) -> 
 
 
 async def chat_accepts(name: str, result: LangResult) -> None:
+    """``chat`` takes the conversation as is, over a real socket to the local test server."""
     assert all(c.status not in ("running", "streaming") for c in result.function_calls)
-    follow = Wire(name, [wires.TEXT[name]("fine")])
-    more = await follow.lang.chat(result.messages.add_user("go on"))
+    server = SERVERS[0]
+    lang = server.lang(name)
+    try:
+        more = await lang.chat(result.messages.add_user("go on"))
+    finally:
+        await lang.aclose()
     assert more.answer == "fine"
-    body = strict_json(follow.raw[0])
+    wire, raw = server.bodies[-1]
+    body = strict_json(raw)
+    assert wire == name
     assert all(made == given for made, given in turns.answered_calls(name, body))
 
 
