@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..errors import ConfigError
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from .frontend import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
@@ -67,7 +68,7 @@ class Gateway:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.routes = dict(routes)
-        self._keys = [k.encode("utf-8") for k in api_keys or ()]
+        self._keys = _checked_keys(api_keys)
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -150,6 +151,14 @@ class Gateway:
                 await _answer(front, request, lang, exchange)
             finally:
                 group.cancel_scope.cancel()
+
+
+def _checked_keys(api_keys: Iterable[str] | None) -> list[bytes]:
+    """The keys as bytes; an empty key would let in requests that send none."""
+    keys = [api_keys] if isinstance(api_keys, str) else list(api_keys or ())
+    if any(not isinstance(key, str) or not key.strip() for key in keys):
+        raise ConfigError("api_keys must be non-empty strings")
+    return [key.strip().encode("utf-8") for key in keys]
 
 
 async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange: Exchange) -> None:

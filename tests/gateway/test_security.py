@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from aiwrapper import Lang
+from aiwrapper import ConfigError, Lang
 from aiwrapper.gateway import Gateway
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +53,20 @@ async def test_with_keys_any_of_them_is_accepted_from_anywhere() -> None:
         )
     assert bearer.json()["choices"][0]["message"]["content"] == "one"
     assert header.json()["content"] == [{"type": "text", "text": "two"}]
+
+
+@pytest.mark.parametrize("keys", [[""], ["ok", "  "]])
+def test_an_empty_key_is_refused_at_construction(keys: list[str]) -> None:
+    with pytest.raises(ConfigError, match="non-empty"):
+        Gateway({}, api_keys=keys)
+
+
+async def test_a_single_key_string_is_one_key_not_its_letters() -> None:
+    gateway = Gateway({"local": Lang.scripted(["hi"])}, api_keys="gw-key")
+    async with _client(gateway) as client:
+        letter = await client.get("/v1/models", headers={"x-api-key": "g"})
+        whole = await client.get("/v1/models", headers={"x-api-key": "gw-key"})
+    assert (letter.status_code, whole.status_code) == (401, 200)
 
 
 async def test_without_keys_a_client_on_another_machine_is_refused() -> None:
