@@ -1,6 +1,6 @@
 """``python -m aiwrapper``: a demo of two tools, streamed, on any provider or none.
 
-``python -m aiwrapper serve ...`` runs the gateway instead (``gateway/serve.py``).
+``python -m aiwrapper --help`` lists the commands (``ask``, ``doctor``, ``serve``; ``cli.py``).
 
 With an API key in the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
 ``GEMINI_API_KEY``; or ``AIWRAPPER_PROVIDER=ollama``) it talks to that provider; without one
@@ -66,12 +66,14 @@ class Printer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo (no arguments) or ``serve`` (the gateway); returns the exit status."""
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["serve"]:
-        from .gateway.serve import main as serve
+    """Run the demo (no arguments) or a command (``cli.py``); returns the exit status."""
+    from .cli import run
 
-        return serve(args[1:])
+    return run(argv, demo)
+
+
+def demo() -> int:
+    """Two tools, streamed: the answer as it arrives, each call when ready and when done."""
     lang = Lang.from_env()
     if lang.provider == "offline":
         print("No API key found: running on the offline model (set OPENAI_API_KEY to go live).")

@@ -20,15 +20,22 @@ from ..errors import ConfigError
 from ..lang import Lang
 from .app import Gateway
 
-__all__ = ["main"]
+__all__ = ["add_arguments", "main", "run"]
 
 _FACTORIES = ("openai", "anthropic", "gemini", "ollama")
+DESCRIPTION = "Serve OpenAI- and Anthropic-compatible APIs from any provider."
 _GRACE_SECONDS = 10  # how long in-flight streams may go on after a shutdown signal
 
 
 def main(argv: Sequence[str]) -> int:
     """Serve the gateway until interrupted; returns the exit status."""
-    args = _parser().parse_args(argv)
+    parser = argparse.ArgumentParser(prog="python -m aiwrapper serve", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the gateway for parsed ``args`` (from :func:`add_arguments`) until interrupted."""
     try:
         import uvicorn
     except ImportError:
@@ -68,11 +75,8 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m aiwrapper serve",
-        description="Serve OpenAI- and Anthropic-compatible APIs from any provider.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``serve`` options, on its own parser or the CLI's ``serve`` subcommand."""
     parser.add_argument(
         "--route",
         action="append",
@@ -85,7 +89,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--api-key", action="append", default=[], help="a key clients must send (repeatable)"
     )
-    return parser
 
 
 def _route(spec: str) -> tuple[str, Lang]:

@@ -1,0 +1,147 @@
+"""The command line, run as a user runs it: ``python -m aiwrapper ...`` in a subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from aiwrapper import tool
+from aiwrapper.tools import doctor
+
+from .test_examples import offline_env
+
+TOOLS = '''
+from typing import Annotated
+
+from aiwrapper import Param, tool
+
+
+@tool
+def get_weather(city: str, days: int = 1, extra: dict[str, int] | None = None) -> str:
+    """Weather in a city.
+
+    Args:
+        city: City name, e.g. "Tokyo".
+        colour: Not a parameter.
+    """
+    return "sunny"
+
+
+def bare(x: int, note: Annotated[str, Param(max_length=5)] = "") -> int:
+    return x
+
+
+def undeclarable(x: int = 1) -> int:
+    """Cannot be strict."""
+    return x
+
+
+undeclarable.__annotations__["x"] = object()  # no schema describes this annotation
+'''
+
+
+def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "aiwrapper", *args],
+        capture_output=True,
+        text=True,
+        env=offline_env(),
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "mytools.py").write_text(textwrap.dedent(TOOLS))
+    return tmp_path
+
+
+def test_help_lists_every_command_and_the_demo_default() -> None:
+    done = _run("--help")
+    assert done.returncode == 0
+    for command in ("ask", "doctor", "serve"):
+        assert command in done.stdout
+    assert "With no command: a demo" in done.stdout
+
+
+def test_ask_streams_the_answer() -> None:
+    done = _run("ask", "Hello there", "--provider", "offline")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "(offline model, no API key set) You said: Hello there\n"
+
+
+def test_ask_without_a_key_says_which_is_missing() -> None:
+    done = _run("ask", "Hi", "--provider", "anthropic")
+    assert done.returncode == 1
+    assert "ANTHROPIC_API_KEY" in done.stderr
+    assert done.stdout == ""
+
+
+def test_doctor_prints_each_declaration_and_what_is_lossy(project: Path) -> None:
+    done = _run("doctor", "mytools:get_weather", cwd=project)
+    assert done.returncode == 0, done.stderr
+    for provider in ("openai", "anthropic", "gemini", "ollama"):
+        assert f"== {provider} ==" in done.stdout
+    assert "the docstring documents 'colour', which is not a parameter" in done.stdout
+    assert "parameter 'days' has no description" in done.stdout
+    assert "openai: strict mode falls back to non-strict" in done.stdout
+    assert "ollama: its schema subset drops" in done.stdout
+
+
+def test_doctor_reads_a_plain_function_and_names_missing_descriptions(project: Path) -> None:
+    done = _run("doctor", "mytools:bare", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "the tool has no description" in done.stdout
+    assert "parameter 'x' has no description" in done.stdout
+
+
+def test_doctor_fails_on_a_tool_that_cannot_be_declared(project: Path) -> None:
+    done = _run("doctor", "mytools:undeclarable", cwd=project)
+    assert done.returncode == 1
+    assert "parameter 'x' has unsupported type" in done.stderr
+    assert _run("doctor", "mytools", cwd=project).returncode == 1  # not MODULE:FUNCTION
+
+
+def test_the_demo_stays_the_default() -> None:
+    done = _run()
+    assert done.returncode == 0, done.stderr
+    assert "running on the offline model" in done.stdout
+
+
+def test_a_provider_that_cannot_declare_it_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        return a + b
+
+    monkeypatch.setitem(doctor.PROVIDER_DIALECTS, "future", "no-such-dialect")
+    report = doctor.diagnose(add)
+    assert report.findings == []
+    assert len(report.errors) == 1
+    assert report.errors[0].startswith("future: unknown dialect")
+
+
+def test_property_names_some_provider_refuses_are_found() -> None:
+    from aiwrapper.tools import to_tool
+
+    spec = {
+        "name": "lookup",
+        "description": "Look up.",
+        "parameters": {
+            "type": "object",
+            "properties": {"first name": {"type": "string", "description": "A name."}},
+        },
+    }
+    findings = doctor.diagnose(to_tool(spec)).findings
+    assert any("property 'first name' is not portable" in f for f in findings)
