@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from .cancellation import cancelled_from_outside, is_cancellation
 from .errors import ToolArgumentsError
 from .messages import ImagePart, LangMessage
 from .options import LangOptions
@@ -270,9 +269,9 @@ class CallExecutor:
                 self._abort(exc, scope)
             return _failed(call, exc)
         except BaseException as exc:
-            if not _is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
+            if not is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
                 self._abort(exc, scope)
-            elif _cancelled_from_outside():
+            elif cancelled_from_outside():
                 raise
             # A cancellation exception the tool raised on its own (nobody cancelled the run)
             # is a tool failure like any other: its call still needs an answer.
@@ -382,28 +381,6 @@ def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
     name, detail = type(exc).__name__, str(exc)
     call.status, call.error = "error", f"{name}: {detail}" if detail else name
     return ToolOutcome(call.error, True, name)
-
-
-def _is_cancellation(exc: BaseException) -> bool:
-    name = type(exc).__name__
-    return isinstance(exc, anyio.get_cancelled_exc_class()) or name == "CancelledError"
-
-
-def _cancelled_from_outside() -> bool:
-    """Whether the run itself is being cancelled, as opposed to a tool raising the exception."""
-    if anyio.current_effective_deadline() == -math.inf:  # a cancelled enclosing scope
-        return True
-    asyncio = sys.modules.get("asyncio")
-    try:
-        task = asyncio.current_task() if asyncio is not None else None
-    except RuntimeError:  # another event loop (trio): only its cancel scopes cancel
-        return False
-    if task is None:
-        return False
-    cancelling = getattr(task, "cancelling", None)
-    # A plain task.cancel() shows only in cancelling() (Python 3.11+); without it (3.10),
-    # every cancellation exception is taken for a real one rather than risk swallowing it.
-    return cancelling is None or cancelling() > 0
 
 
 def _result_message(call: FunctionCall, outcome: ToolOutcome, limit: int) -> LangMessage:

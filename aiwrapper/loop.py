@@ -16,6 +16,7 @@ from dataclasses import replace
 import anyio
 
 from .assembler import Assembler
+from .cancellation import ended_by
 from .capabilities import check_options, request_cost
 from .early import EarlyStart, early_start
 from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutError
@@ -192,7 +193,7 @@ class Run:
             self._publish(turn)
             if message.parts:
                 messages.append(message)
-        messages.extend(self.executor.settle(_unanswered(messages), _ended_by(exc)))
+        messages.extend(self.executor.settle(_unanswered(messages), ended_by(exc)))
         if isinstance(exc, AIWrapperError):
             if exc.result is None:
                 exc.result = self.result
@@ -280,14 +281,6 @@ def _unanswered(messages: LangMessages) -> list[FunctionCall]:
         return []
     answered = {m.tool_call_id for m in messages[last + 1 :] if m.role == "tool"}
     return [c for c in messages[last].tool_calls if c.id not in answered]
-
-
-def _ended_by(exc: BaseException) -> str:
-    """Why a run ended early, for the error results of the calls it left unanswered."""
-    if isinstance(exc, anyio.get_cancelled_exc_class()):
-        return "the run was cancelled"
-    detail = str(exc)
-    return f"the run ended with {type(exc).__name__}" + (f" ({detail})" if detail else "")
 
 
 def _check_answered(messages: LangMessages) -> None:
