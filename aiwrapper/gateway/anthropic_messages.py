@@ -21,6 +21,7 @@ from ..messages import ToolCallPart as CallPart
 from ..providers.anthropic import wire_id
 from ..result import LangResult
 from .anthropic_stream import EventEncoder, signature, stop_reason, usage
+from .callstate import packed_id
 from .frontend import (
     ClientRequest,
     ErrorKind,
@@ -115,7 +116,7 @@ def _block(part: Part) -> dict[str, Any] | None:
         call = part.call
         return {
             "type": "tool_use",
-            "id": wire_id(call.id),
+            "id": packed_id(wire_id(call.id), part),
             "name": call.name,
             "input": call.arguments,
         }

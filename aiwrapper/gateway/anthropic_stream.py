@@ -21,6 +21,7 @@ from ..providers.anthropic_decode import _STOP_REASONS
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
+from .callstate import call_part, packed_id
 from .frontend import GatewayError
 
 __all__ = ["EventEncoder", "signature", "stop_reason", "usage"]
@@ -55,9 +56,20 @@ class EventEncoder:
         self._buffered: dict[int, list[str]] = {}
         self._ready: set[int] = set()  # id() of waiting calls whose arguments are complete
         self._started = False
+        # A call's block waits for the next event: its provider state (packed into the id)
+        # arrives just after the call starts.
+        self._fresh: list[FunctionCall] = []
 
     def event(self, event: RunEvent) -> bytes:
         """The SSE events for one run event (empty when it shows nothing here)."""
+        out = self._flush(event.result) if self._fresh else b""
+        return out + self._encoded(event)
+
+    def _flush(self, result: LangResult) -> bytes:
+        fresh, self._fresh = self._fresh, []
+        return b"".join(self._call_started(call, result) for call in fresh)
+
+    def _encoded(self, event: RunEvent) -> bytes:
         if isinstance(event, TextDelta):
             return self._into("text", event.result) + _delta(
                 self._index, "text_delta", "text", event.text
@@ -67,7 +79,8 @@ class EventEncoder:
                 self._index, "thinking_delta", "thinking", event.text
             )
         if isinstance(event, CallStarted):
-            return self._call_started(event.call, event.result)
+            self._fresh.append(event.call)
+            return b""
         if isinstance(event, CallArgumentsDelta):
             return self._arguments(event.call, event.fragment)
         if isinstance(event, CallReady):
@@ -77,7 +90,8 @@ class EventEncoder:
     def finish(self, result: LangResult) -> bytes:
         """The last block's stop, ``message_delta`` and ``message_stop``."""
         self._ready.update(id(call) for call in self._waiting)
-        out = self._begin() + self._stop_open(result) + self._next_waiting(result)
+        out = self._begin() + self._flush(result)
+        out += self._stop_open(result) + self._next_waiting(result)
         delta = {
             "type": "message_delta",
             "delta": {"stop_reason": stop_reason(result), "stop_sequence": None},
@@ -158,7 +172,8 @@ class EventEncoder:
         return out
 
     def _start_call(self, call: FunctionCall, result: LangResult) -> bytes:
-        block = {"type": "tool_use", "id": wire_id(call.id), "name": call.name, "input": {}}
+        call_id = packed_id(wire_id(call.id), call_part(result, call))
+        block = {"type": "tool_use", "id": call_id, "name": call.name, "input": {}}
         out = self._open_block("tool_use", block, result)
         self._call = call
         return out

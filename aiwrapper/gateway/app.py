@@ -22,6 +22,7 @@ import anyio
 from ..errors import ConfigError
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
+from .callstate import unpack_calls
 from .frontend import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from .openai_chat import OpenAIChat
 from .upstream import as_gateway_error
@@ -165,6 +166,7 @@ async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange:
     """Run the request on ``lang`` and send the answer; errors go to the client, never up."""
     options = {k: v for k, v in request.options.items() if v is not None}
     options.update(_TRANSLATOR)
+    unpack_calls(request.messages)
     messages = in_call_order(request.messages)
     try:
         if request.stream:

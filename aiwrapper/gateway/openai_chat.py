@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..message_dicts import messages_from_dict
-from ..messages import LangMessages
+from ..messages import LangMessages, ToolCallPart
 from ..result import LangResult
 from .frontend import (
     ClientRequest,
@@ -82,7 +82,8 @@ class OpenAIChat:
         message: dict[str, Any] = {"role": "assistant", "content": turn.content or None}
         message.update(reasoning(turn))
         if turn.tool_calls:
-            message["tool_calls"] = [wire_call(c) for c in turn.tool_calls]
+            calls = [p for p in turn.parts if isinstance(p, ToolCallPart)]
+            message["tool_calls"] = [wire_call(p) for p in calls]
         choice = {
             "index": 0,
             "message": message,

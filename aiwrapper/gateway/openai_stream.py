@@ -16,11 +16,12 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..messages import LangMessage, ThinkingPart
+from ..messages import LangMessage, ThinkingPart, ToolCallPart
 from ..providers.openai import _FINISH
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
+from .callstate import call_part, packed_id
 from .frontend import ClientRequest, GatewayError
 
 __all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
@@ -46,15 +47,23 @@ class ChunkEncoder:
         self._indexes: dict[int, int] = {}  # id() of a call -> its index in tool_calls
         self._streamed: set[int] = set()  # id() of calls whose arguments went out in pieces
         self._started = False
+        # A call's first chunk waits for the next event: its provider state (packed into
+        # the id) arrives just after the call starts.
+        self._pending: list[FunctionCall] = []
 
     def event(self, event: RunEvent) -> bytes:
         """The chunk for one run event (empty when it shows nothing here)."""
+        out = self._flush(event.result) if self._pending else b""
+        return out + self._encoded(event)
+
+    def _encoded(self, event: RunEvent) -> bytes:
         if isinstance(event, TextDelta):
             return self._delta({"content": event.text})
         if isinstance(event, ThinkingText):
             return self._delta({"reasoning_content": event.text})
         if isinstance(event, CallStarted):
-            return self._call_started(event.call)
+            self._pending.append(event.call)
+            return b""
         if isinstance(event, CallArgumentsDelta):
             self._streamed.add(id(event.call))
             return self._arguments(event.call, event.fragment)
@@ -65,7 +74,7 @@ class ChunkEncoder:
 
     def finish(self, result: LangResult) -> bytes:
         """Signed thinking, the finish reason, usage when asked, then ``[DONE]``."""
-        out = bytearray()
+        out = bytearray(self._flush(result))
         signed = reasoning(result.messages[-1]).get("thinking_blocks")
         if signed:
             out += self._delta({"thinking_blocks": signed})
@@ -78,11 +87,15 @@ class ChunkEncoder:
         """An error object where the next chunk would be, and no ``[DONE]``."""
         return _sse(self._error_body(error))
 
-    def _call_started(self, call: FunctionCall) -> bytes:
+    def _flush(self, result: LangResult) -> bytes:
+        pending, self._pending = self._pending, []
+        return b"".join(self._call_started(call, result) for call in pending)
+
+    def _call_started(self, call: FunctionCall, result: LangResult) -> bytes:
         index = self._indexes[id(call)] = len(self._indexes)
         entry = {
             "index": index,
-            "id": call.id,
+            "id": packed_id(call.id, call_part(result, call)),
             "type": "function",
             "function": {"name": call.name, "arguments": ""},
         }
@@ -135,9 +148,11 @@ def usage(result: LangResult) -> dict[str, int]:
     }
 
 
-def wire_call(call: FunctionCall) -> dict[str, Any]:
+def wire_call(part: ToolCallPart) -> dict[str, Any]:
+    """A call of the finished turn, its id carrying the call's provider state."""
+    call = part.call
     return {
-        "id": call.id,
+        "id": packed_id(call.id, part),
         "type": "function",
         "function": {"name": call.name, "arguments": call.arguments_json()},
     }

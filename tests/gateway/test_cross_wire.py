@@ -232,3 +232,41 @@ def test_interleaved_parallel_calls_reach_an_anthropic_client_whole(
     starts = [e.index for e in events if e.type == "content_block_start"]
     stops = [e.index for e in events if e.type == "content_block_stop"]
     assert starts == stops == [0, 1, 2]  # one block after another, never interleaved
+
+
+@pytest.mark.parametrize("front", ["openai", "anthropic"])
+def test_gemini_thought_signatures_ride_in_the_call_ids_and_come_back(
+    openai_client: openai.OpenAI, anthropic_client: anthropic.Anthropic, front: str
+) -> None:
+    sent: list[Body] = []
+    answers = [_fixture("gemini/calls_ids_split.sse"), WIRES["gemini"].text("Done.", "m")]
+    _backend("gemini", answers, sent)
+    if front == "openai":
+        ask: dict[str, Any] = {"model": "gemini", "tools": [OPENAI_TOOL]}
+        with openai_client.chat.completions.stream(**ask, messages=QUESTION) as stream:
+            message = stream.get_final_completion().choices[0].message
+        ids = [c.id for c in message.tool_calls or []]
+        results = [{"role": "tool", "tool_call_id": i, "content": "2°"} for i in ids]
+        echoed = message.model_dump(exclude_none=True)
+        openai_client.chat.completions.create(**ask, messages=[*QUESTION, echoed, *results])
+    else:
+        ask = {"model": "gemini", "max_tokens": 500, "tools": [ANTHROPIC_TOOL]}
+        first = anthropic_client.messages.create(**ask, messages=QUESTION)
+        ids = [b.id for b in first.content if b.type == "tool_use"]
+        blocks = [b.model_dump(exclude_none=True) for b in first.content]
+        results = [{"type": "tool_result", "tool_use_id": i, "content": "2°"} for i in ids]
+        turns = [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
+        anthropic_client.messages.create(**ask, messages=[*QUESTION, *turns])
+    assert ids[0].startswith("fc_7a__aws_")
+    assert ids[1].startswith("fc_7b__aws_")  # Gemini's own call: replayed as Gemini sent it
+    model_turn = next(c for c in sent[1]["contents"] if c["role"] == "model")
+    calls = [p for p in model_turn["parts"] if "functionCall" in p]
+    assert calls[0]["thoughtSignature"] == "CtMBAb4+9vSIGoslo=="
+    assert [c["functionCall"]["id"] for c in calls] == ["fc_7a", "fc_7b"]
+    responses = [
+        p["functionResponse"]
+        for c in sent[1]["contents"]
+        for p in c["parts"]
+        if "functionResponse" in p
+    ]
+    assert [r["id"] for r in responses] == ["fc_7a", "fc_7b"]

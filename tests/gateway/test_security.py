@@ -172,3 +172,21 @@ async def test_upstream_failures_map_to_each_wires_status(
     assert openai_reply.status_code == openai_status
     assert anthropic_reply.status_code == anthropic_status
     assert anthropic_reply.json()["type"] == "error"
+
+
+async def test_a_call_id_that_only_looks_packed_is_kept_as_it_is() -> None:
+    lang = Lang.scripted(["ok"])
+    odd = "call_1__aws_not*base64"
+    call = {"id": odd, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": odd, "content": "done"},
+    ]
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post(
+            "/v1/chat/completions", json={"model": "local", "messages": messages}
+        )
+    assert reply.status_code == 200
+    sent = lang.requests[0].messages
+    assert (sent[1].tool_calls[0].id, sent[2].tool_call_id) == (odd, odd)
