@@ -191,7 +191,8 @@ class Assembler:
         added = chunks[0] if len(chunks) == 1 else "".join(chunks)
         text += added
         chunks.clear()
-        if _SURROGATE.search(added):  # rare: an emoji escaped as two halves in two deltas
+        # Rare: an emoji escaped as two halves in two deltas (ASCII text, known in O(1), has none)
+        if not added.isascii() and _SURROGATE.search(added):
             text = text[: -len(added) - 1] + _paired(text[-len(added) - 1 :])
         part.text = text
 

@@ -100,40 +100,48 @@ class Watchers:
         ``publish`` shows the turn's new calls on the result and returns them.
         """
         handlers, streamed, watched = assembler.handlers, self.streamed, WATCHED
-        start = events.ToolCallStart
+        start, text, result = events.ToolCallStart, events.TextDelta, self.result
+        # The two common watchers are served right here, with no call in between: on_result
+        # alone, and on_event alone given a text delta (one delta, one public event).
+        alone = self.on_result if self.on_event is None else None
+        texts = self.on_event if self.on_result is None else None
         for event in batch:
             kind = type(event)
             handlers[kind](event)  # ``assembler.add``, one call less on the hottest path
-            if kind in watched:
-                new_calls = publish(assembler) if kind is start else ()  # only a start adds one
+            if kind not in watched:
+                continue
+            new_calls = publish(assembler) if kind is start else ()  # only a start adds one
+            pending: object
+            if alone is not None:
+                pending = alone(result)
+            elif kind is text and texts is not None and event.text:  # type: ignore[union-attr]
+                pending = texts(runevents.TextDelta(event.text, result))  # type: ignore[union-attr]
+            else:
                 pending = streamed(event, assembler, new_calls)
-                if pending is not None:  # an async callback: sync ones are done already
-                    await pending
+            if pending is not None and inspect.isawaitable(pending):  # sync ones are done
+                await pending
 
     def streamed(
         self,
         event: events.Event,
         assembler: Assembler,
         new_calls: Sequence[FunctionCall],
-    ) -> Awaitable[Any] | None:
+    ) -> object:
         """A watched stream event was folded into the turn: its public events, then the result.
 
-        This runs for every delta, so sync callbacks are called right here, without a
-        coroutine; when a callback turns out to be async, the awaitable returned finishes the
-        rest in order (``None``: nothing left to await).
+        Called by ``fold`` when ``on_event`` is set and the event is not a plain text delta.
+        Sync callbacks are called right here, without a coroutine; the value returned is an
+        awaitable that finishes the rest in order when a callback turned out to be async.
         """
         on_event = self.on_event
-        if on_event is None:  # on_result alone, the most common watcher
-            value = self.on_result(self.result)  # type: ignore[misc]
-        else:
-            public = _public(event, assembler, self.result)
-            if public is None or new_calls or self._hides(public):
-                return self._deliver(self._stream_events(event, assembler, new_calls))
-            value = on_event(public)  # the common case: one delta, one event
-            if value is not None and inspect.isawaitable(value):
-                return self._deliver_rest(value, [])
-            value = self.on_result(self.result) if self.on_result is not None else None
-        return value if value is not None and inspect.isawaitable(value) else None
+        assert on_event is not None  # on_result alone is served by ``fold``
+        public = _public(event, assembler, self.result)
+        if public is None or new_calls or self._hides(public):
+            return self._deliver(self._stream_events(event, assembler, new_calls))
+        value = on_event(public)  # one delta, one event
+        if value is not None and inspect.isawaitable(value):
+            return self._deliver_rest(value, [])
+        return self.on_result(self.result) if self.on_result is not None else None
 
     def _hides(self, public: runevents.RunEvent) -> bool:
         return isinstance(public, runevents.CallArgumentsDelta) and self.hidden(public.call)
