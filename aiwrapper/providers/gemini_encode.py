@@ -9,11 +9,11 @@ the call turn. The rest of the body (tools, configs) is built in ``gemini.py``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError
+from ..jsontext import loads_standard
 from ..messages import (
     LangMessage,
     OpaquePart,
@@ -213,12 +213,8 @@ def _function_call(call: FunctionCall, issued: bool) -> dict[str, Any]:
 
 
 def _json_or_text(text: str) -> Any:
-    """A result as JSON when it is JSON; NaN and Infinity stay text (not valid JSON)."""
+    """A result as JSON when it is JSON; NaN, Infinity and absurd nesting stay text."""
     try:
-        return json.loads(text, parse_constant=_reject)
+        return loads_standard(text)
     except ValueError:
         return text
-
-
-def _reject(constant: str) -> Any:
-    raise ValueError(constant)

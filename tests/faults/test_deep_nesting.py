@@ -56,3 +56,17 @@ async def test_deeply_nested_arguments_are_an_error_result_or_a_stream_error(
     assert call.status in ("done", "error")
     if call.status == "error":
         assert len(json.dumps(wire.sent[1])) < 20_000  # replayed as {}, not the brackets
+
+
+@pytest.mark.parametrize("name", wires.WIRES)
+async def test_a_tool_result_nested_absurdly_deep_is_sent_as_text(name: str) -> None:
+    @tool
+    def deep() -> str:
+        """Returns a deeply nested JSON text."""
+        return nested_text(40_000)  # 80,000 characters: under the tool result limit
+
+    arguments: Any = {} if name in ("gemini", "ollama") else "{}"
+    wire = Wire(name, [wires.CALL[name]("call_1", "deep", arguments), wires.TEXT[name]("ok")])
+    result = await wire.lang.ask("go", functions=[deep])
+    assert result.answer == "ok"
+    assert "[" * 40_000 in wire.raw[1].decode()
