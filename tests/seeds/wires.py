@@ -3,7 +3,8 @@
 A ``Wire`` builds byte-exact streamed bodies (a turn of calls, a text turn) in one
 provider's format and reads back what a request carried (tool results, tool choice, declared
 tools), so one test can drive the same scenario through every wire. ``recording_client``
-serves a list of bodies through ``httpx.MockTransport`` and records every request body.
+serves a list of bodies from the local test server on 127.0.0.1 (``localserver.py``) and
+records every request body.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 import httpx
 
 from aiwrapper import Lang
+
+from .localserver import local_client
 
 Call = tuple[str, str, str]  # (id, name, arguments as JSON text)
 Body = dict[str, Any]
@@ -315,4 +318,4 @@ def recording_client(wire: Wire, answers: Sequence[bytes], sent: list[Body]) -> 
         content = answers[len(sent) - 1]
         return httpx.Response(200, content=content, headers={"content-type": wire.content_type})
 
-    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    return local_client(handler)
