@@ -7,14 +7,10 @@ waits for a retry and never reaches the network.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from types import ModuleType
 
 import uvicorn
 
@@ -41,21 +37,3 @@ def served(gateway: Gateway) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
-
-
-def _seed_wires() -> ModuleType:
-    """``tests/seeds/wires.py`` (every provider's answers as wire bytes), loaded by path.
-
-    The test folders are separate packages, so a relative import cannot reach it.
-    """
-    name = "gateway_seed_wires"
-    path = Path(__file__).resolve().parent.parent / "seeds" / "wires.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wires = _seed_wires()

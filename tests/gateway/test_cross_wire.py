@@ -20,7 +20,8 @@ import pytest
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
-from .harness import served, wires
+from ..seeds import wires
+from .harness import served
 
 WIRES, Body, recording_client = wires.WIRES, wires.Body, wires.recording_client
 
@@ -52,7 +53,8 @@ def anthropic_client(base_url: str) -> Iterator[anthropic.Anthropic]:
 
 
 def _backend(wire: str, answers: list[bytes], sent: list[Body], **options: Any) -> Lang:
-    lang = WIRES[wire].make(recording_client(WIRES[wire], answers, sent))
+    client = recording_client(WIRES[wire], answers, sent, over_socket=False)
+    lang = WIRES[wire].make(client)
     if options:
         lang.options = options
     GATEWAY.routes[wire] = lang

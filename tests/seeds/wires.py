@@ -308,8 +308,14 @@ WIRES = {
 }
 
 
-def recording_client(wire: Wire, answers: Sequence[bytes], sent: list[Body]) -> httpx.AsyncClient:
-    """A client answering request n with ``answers[n]``, recording every request body."""
+def recording_client(
+    wire: Wire, answers: Sequence[bytes], sent: list[Body], *, over_socket: bool = True
+) -> httpx.AsyncClient:
+    """A client answering request n with ``answers[n]``, recording every request body.
+
+    The answers come from the local test server on 127.0.0.1; ``over_socket=False`` serves
+    them through ``httpx.MockTransport`` instead (for callers that never close the client).
+    """
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
@@ -318,4 +324,6 @@ def recording_client(wire: Wire, answers: Sequence[bytes], sent: list[Body]) -> 
         content = answers[len(sent) - 1]
         return httpx.Response(200, content=content, headers={"content-type": wire.content_type})
 
-    return local_client(handler)
+    if over_socket:
+        return local_client(handler)
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
