@@ -16,11 +16,11 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..message_dicts import messages_from_dict
-from ..messages import LangMessage, LangMessages, OpaquePart, Part, TextPart, ThinkingPart
+from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart
 from ..messages import ToolCallPart as CallPart
 from ..providers.anthropic import wire_id
 from ..result import LangResult
-from .anthropic_stream import EventEncoder, signature, stop_reason, usage
+from .anthropic_stream import EventEncoder, kept_block, signature, stop_reason, usage
 from .callstate import packed_id
 from .frontend import (
     ClientRequest,
@@ -120,10 +120,7 @@ def _block(part: Part) -> dict[str, Any] | None:
             "name": call.name,
             "input": call.arguments,
         }
-    if isinstance(part, OpaquePart) and part.state.provider == "anthropic":
-        kept = part.state.data.get("block")  # redacted thinking, server-tool blocks: verbatim
-        return dict(kept) if isinstance(kept, dict) else None
-    return None
+    return kept_block(part)  # redacted thinking, server-tool blocks: verbatim
 
 
 def _messages(raw: Any) -> LangMessages:

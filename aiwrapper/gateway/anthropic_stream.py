@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from ..assembler import Assembler
-from ..messages import Part, ThinkingPart
+from ..messages import OpaquePart, Part, ThinkingPart
 from ..providers.anthropic import wire_id
 from ..providers.anthropic_decode import _STOP_REASONS
 from ..result import FunctionCall, LangResult
@@ -24,14 +24,14 @@ from ..runevents import ThinkingDelta as ThinkingText
 from .callstate import call_part, packed_id
 from .frontend import GatewayError
 
-__all__ = ["EventEncoder", "signature", "stop_reason", "usage"]
+__all__ = ["EventEncoder", "kept_block", "signature", "stop_reason", "usage"]
 
 # Canonical finish reason -> wire: the decoder's table read backwards, first name wins.
 _WIRE_STOP: dict[str, str] = {}
 for _wire, _canonical in _STOP_REASONS.items():
     _WIRE_STOP.setdefault(_canonical, _wire)
 
-BlockKind = Literal["text", "thinking", "tool_use"]
+BlockKind = Literal["text", "thinking", "tool_use", "kept"]
 
 
 class EventEncoder:
@@ -59,11 +59,40 @@ class EventEncoder:
         # A call's block waits for the next event: its provider state (packed into the id)
         # arrives just after the call starts.
         self._fresh: list[FunctionCall] = []
+        self._parts_seen = 0  # parts of the turn looked at for blocks kept whole
 
     def event(self, event: RunEvent) -> bytes:
         """The SSE events for one run event (empty when it shows nothing here)."""
-        out = self._flush(event.result) if self._fresh else b""
+        out = self._kept_blocks(event.result)
+        if self._fresh:
+            out += self._flush(event.result)
         return out + self._encoded(event)
+
+    def _kept_blocks(self, result: LangResult) -> bytes:
+        """Blocks no run event shows (redacted thinking, a signature alone), whole.
+
+        A part is looked at once settled: once a later part exists, or the turn is over.
+        """
+        parts = _turn_parts(result)
+        settled = len(parts) - (result._streaming is not None)
+        if settled <= self._parts_seen:  # the common case: one length check per event
+            return b""
+        new, self._parts_seen = parts[self._parts_seen : settled], settled
+        return b"".join(self._kept(part, result) for part in new)
+
+    def _kept(self, part: Part, result: LangResult) -> bytes:
+        block = kept_block(part)
+        if block is not None:
+            return self._open_block("kept", block, result) + self._stop_open(result)
+        if not isinstance(part, ThinkingPart) or part.text:
+            return b""
+        # Thinking with no text (only a signature): no delta showed it, so it comes whole.
+        empty = {"type": "thinking", "thinking": "", "signature": ""}
+        out = self._open_block("kept", empty, result)
+        signed = signature(part)
+        if signed:
+            out += _delta(self._index, "signature_delta", "signature", signed)
+        return out + self._stop_open(result)
 
     def _flush(self, result: LangResult) -> bytes:
         fresh, self._fresh = self._fresh, []
@@ -90,7 +119,7 @@ class EventEncoder:
     def finish(self, result: LangResult) -> bytes:
         """The last block's stop, ``message_delta`` and ``message_stop``."""
         self._ready.update(id(call) for call in self._waiting)
-        out = self._begin() + self._flush(result)
+        out = self._begin() + self._kept_blocks(result) + self._flush(result)
         out += self._stop_open(result) + self._next_waiting(result)
         delta = {
             "type": "message_delta",
@@ -217,13 +246,25 @@ def signature(part: Part) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def kept_block(part: Part) -> dict[str, Any] | None:
+    """A block an Anthropic backend sent that the SDK keeps whole (redacted thinking...)."""
+    if not isinstance(part, OpaquePart) or part.state.provider != "anthropic":
+        return None
+    block = part.state.data.get("block")
+    return dict(block) if isinstance(block, dict) and isinstance(block.get("type"), str) else None
+
+
+def _turn_parts(result: LangResult) -> list[Part]:
+    """The parts of the turn being streamed (or of the turn just finished)."""
+    streaming = result._streaming
+    if isinstance(streaming, Assembler):
+        return streaming.message.parts
+    return result.messages[-1].parts
+
+
 def _latest_signature(result: LangResult) -> str | None:
     """The signature of the turn's latest thinking part (the turn streaming, else the last)."""
-    streaming = result._streaming
-    parts: list[Part] = (
-        streaming.message.parts if isinstance(streaming, Assembler) else result.messages[-1].parts
-    )
-    for part in reversed(parts):
+    for part in reversed(_turn_parts(result)):
         if isinstance(part, ThinkingPart):
             return signature(part)
     return None

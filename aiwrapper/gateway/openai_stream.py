@@ -16,11 +16,12 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..messages import LangMessage, ThinkingPart, ToolCallPart
+from ..messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
 from ..providers.openai import _FINISH
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
+from .anthropic_stream import kept_block, signature
 from .callstate import call_part, packed_id
 from .frontend import ClientRequest, GatewayError
 
@@ -159,18 +160,21 @@ def wire_call(part: ToolCallPart) -> dict[str, Any]:
 
 
 def reasoning(turn: LangMessage) -> dict[str, Any]:
-    """``reasoning_content``, and ``thinking_blocks`` when the backend signed its thinking."""
+    """``reasoning_content``, and ``thinking_blocks`` when an Anthropic backend signed its
+    thinking (or redacted it): the blocks it needs back, in order, for a client to echo."""
     out: dict[str, Any] = {}
     if turn.thinking:
         out["reasoning_content"] = turn.thinking
-    blocks = [
-        {"type": "thinking", "thinking": p.text, "signature": p.state.data["signature"]}
-        for p in turn.parts
-        if isinstance(p, ThinkingPart)
-        and p.state is not None
-        and p.state.provider == "anthropic"
-        and p.state.data.get("signature")
-    ]
+    blocks = [block for block in map(_anthropic_thinking, turn.parts) if block is not None]
     if blocks:
         out["thinking_blocks"] = blocks
     return out
+
+
+def _anthropic_thinking(part: Part) -> dict[str, Any] | None:
+    if isinstance(part, ThinkingPart):
+        signed = signature(part)
+        return {"type": "thinking", "thinking": part.text, "signature": signed} if signed else None
+    if isinstance(part, OpaquePart) and part.kind == "thinking":
+        return kept_block(part)
+    return None

@@ -272,3 +272,45 @@ def test_gemini_thought_signatures_ride_in_the_call_ids_and_come_back(
         if "functionResponse" in p
     ]
     assert [r["id"] for r in responses] == ["fc_7a", "fc_7b"]
+
+
+REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_redacted_thinking_reaches_an_anthropic_client_whole(
+    anthropic_client: anthropic.Anthropic, stream: bool
+) -> None:
+    _backend("anthropic", [_fixture("anthropic/redacted_thinking.sse")], [], thinking=1024)
+    ask: dict[str, Any] = {"model": "anthropic", "max_tokens": 4000, "messages": QUESTION}
+    if stream:
+        with anthropic_client.messages.stream(**ask) as s:
+            message = s.get_final_message()
+    else:
+        message = anthropic_client.messages.create(**ask)
+    assert [b.type for b in message.content] == ["redacted_thinking", "thinking", "text"]
+    assert message.content[0].data == REDACTED  # type: ignore[union-attr]
+    assert message.content[1].signature == "ErUBCkYIBxgCIkB0d28tc2lnbmF0dXJl"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_redacted_thinking_travels_in_openai_thinking_blocks_and_back(
+    openai_client: openai.OpenAI, stream: bool
+) -> None:
+    sent: list[Body] = []
+    answers = [_fixture("anthropic/redacted_thinking.sse"), WIRES["anthropic"].text("ok", "m")]
+    _backend("anthropic", answers, sent, thinking=1024)
+    ask: dict[str, Any] = {"model": "anthropic"}
+    if stream:
+        with openai_client.chat.completions.stream(**ask, messages=QUESTION) as s:
+            message = s.get_final_completion().choices[0].message
+    else:
+        message = openai_client.chat.completions.create(**ask, messages=QUESTION).choices[0].message
+    blocks = (message.model_extra or {})["thinking_blocks"]
+    assert [b["type"] for b in blocks] == ["redacted_thinking", "thinking"]
+    echoed = message.model_dump(exclude_none=True)
+    again = [*QUESTION, echoed, {"role": "user", "content": "And Rome?"}]
+    openai_client.chat.completions.create(**ask, messages=again)
+    replayed = sent[1]["messages"][1]["content"]
+    assert replayed[0] == {"type": "redacted_thinking", "data": REDACTED}
+    assert replayed[1]["type"] == "thinking"
