@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from anyio.abc import TaskGroup
 
 from .cancellation import cancelled_from_outside, is_cancellation
 from .errors import ToolArgumentsError
+from .logs import log_tool_call, log_tool_exception
 from .messages import ImagePart, LangMessage
 from .options import LangOptions
 from .result import FunctionCall, LangResult
@@ -243,8 +245,10 @@ class CallExecutor:
     async def _run_call(
         self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
     ) -> ToolOutcome:
+        started = time.monotonic()
         try:
             outcome = await self._outcome(call, repeated, scope)
+            log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
             self.repeat.results[self.signatures[id(call)]] = outcome.content
             if self.watched:
@@ -267,14 +271,17 @@ class CallExecutor:
         except Exception as exc:
             if self.options.tool_errors == "raise":
                 self._abort(exc, scope)
+            else:
+                log_tool_exception(call, exc)
             return _failed(call, exc)
         except BaseException as exc:
             if not is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
                 self._abort(exc, scope)
             elif cancelled_from_outside():
                 raise
-            # A cancellation exception the tool raised on its own (nobody cancelled the run)
-            # is a tool failure like any other: its call still needs an answer.
+            else:  # a cancellation exception the tool raised on its own: a tool failure
+                log_tool_exception(call, exc)
+            # Either way the call still needs an answer.
             return _failed(call, exc)
 
     def _abort(self, exc: BaseException, scope: anyio.CancelScope | None) -> None:

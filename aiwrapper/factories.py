@@ -7,6 +7,7 @@ provider module lazily, and pairs the provider with an ``HttpTransport``.
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -58,8 +59,13 @@ class Factories:
         http_client: httpx.AsyncClient | None,
         options: OptionsLike,
         max_connections: int | None = None,
+        *,
+        retry: tuple[float, float] = (0.5, 8.0),
     ) -> Lang:
-        """A ``Lang`` on ``provider`` over a new transport (the arguments every factory takes)."""
+        """A ``Lang`` on ``provider`` over a new transport (the arguments every factory takes).
+
+        ``retry`` is the backoff before the first retry and its upper bound, in seconds.
+        """
         from .http import HttpTransport
         from .providers.http_model import HttpModel
 
@@ -68,6 +74,8 @@ class Factories:
             max_retries=max_retries,
             http_client=http_client,
             max_connections=max_connections,
+            retry_base_delay=retry[0],
+            retry_max_delay=retry[1],
         )
         return cls(HttpModel(provider, transport, model=model), options=options)  # type: ignore[return-value, call-arg]
 
@@ -84,6 +92,8 @@ class Factories:
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
         max_connections: int | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
         options: OptionsLike = None,
     ) -> Lang:
         """OpenAI Chat Completions (key from ``OPENAI_API_KEY``)."""
@@ -103,7 +113,14 @@ class Factories:
             project=project,
         )
         return cls._http(
-            provider, model, timeout, max_retries, http_client, options, max_connections
+            provider,
+            model,
+            timeout,
+            max_retries,
+            http_client,
+            options,
+            max_connections,
+            retry=(retry_base_delay, retry_max_delay),
         )
 
     @classmethod
@@ -118,6 +135,8 @@ class Factories:
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
         max_connections: int | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
         options: OptionsLike = None,
     ) -> Lang:
         """Any OpenAI-compatible server, by base URL or by ``preset`` name.
@@ -138,7 +157,14 @@ class Factories:
             key = _key(api_key, env_var) if env_var else _stripped(api_key) or None
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
         return cls._http(
-            provider, model, timeout, max_retries, http_client, options, max_connections
+            provider,
+            model,
+            timeout,
+            max_retries,
+            http_client,
+            options,
+            max_connections,
+            retry=(retry_base_delay, retry_max_delay),
         )
 
     @classmethod
@@ -152,6 +178,8 @@ class Factories:
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
         max_connections: int | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -164,7 +192,14 @@ class Factories:
             **provider_options,
         )
         return cls._http(
-            provider, model, timeout, max_retries, http_client, options, max_connections
+            provider,
+            model,
+            timeout,
+            max_retries,
+            http_client,
+            options,
+            max_connections,
+            retry=(retry_base_delay, retry_max_delay),
         )
 
     @classmethod
@@ -179,6 +214,8 @@ class Factories:
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
         max_connections: int | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -196,7 +233,14 @@ class Factories:
             **provider_options,
         )
         return cls._http(
-            provider, model, timeout, max_retries, http_client, options, max_connections
+            provider,
+            model,
+            timeout,
+            max_retries,
+            http_client,
+            options,
+            max_connections,
+            retry=(retry_base_delay, retry_max_delay),
         )
 
     @classmethod
@@ -210,6 +254,8 @@ class Factories:
         max_retries: int = 2,
         http_client: httpx.AsyncClient | None = None,
         max_connections: int | None = None,
+        retry_base_delay: float = 0.5,
+        retry_max_delay: float = 8.0,
         options: OptionsLike = None,
         **provider_options: Any,
     ) -> Lang:
@@ -222,7 +268,14 @@ class Factories:
             **provider_options,
         )
         return cls._http(
-            provider, model, timeout, max_retries, http_client, options, max_connections
+            provider,
+            model,
+            timeout,
+            max_retries,
+            http_client,
+            options,
+            max_connections,
+            retry=(retry_base_delay, retry_max_delay),
         )
 
     @classmethod
@@ -252,6 +305,11 @@ class Factories:
             (name for name, var in _ENV_KEYS if env.get(var)), "offline"
         )
         if chosen == "offline":
+            if not env.get("AIWRAPPER_PROVIDER"):  # not asked for: say why, once per call
+                logging.getLogger("aiwrapper").warning(
+                    "Lang.from_env(): no API key found (OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+                    "GEMINI_API_KEY, or AIWRAPPER_PROVIDER): running on the offline model"
+                )
             return cls.offline(options=options)
         if chosen not in DEFAULT_MODELS:
             raise ConfigError(

@@ -23,6 +23,7 @@ import math
 import random
 import re
 import ssl
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -37,6 +38,7 @@ from anyio import sleep
 
 from . import errors
 from .bodies import BodyChunks, read_body, read_error_body
+from .logs import log_attempt
 from .providers.base import HttpCall, retry_after_seconds
 from .sizelimits import SizeLimits
 
@@ -232,25 +234,37 @@ class HttpTransport:
         attempt = 0
         resent = False
         while True:
+            started = time.monotonic()
             try:
                 response = await client.send(request, stream=True)
             except httpx.HTTPError as exc:
+                failure = type(exc).__name__
                 if not resent and isinstance(exc, _DROPPED):
                     resent = True
+                    log_attempt(call, started, failure, decision="resent at once")
                     continue
                 if attempt >= self.max_retries or not isinstance(exc, _RETRY_EXCEPTIONS):
+                    log_attempt(call, started, failure, decision="giving up")
                     raise _request_error(exc, _where(call), on_error) from exc
                 delay = self._backoff(attempt)
+                log_attempt(call, started, failure, decision=f"retrying in {delay:.2f}s")
             else:
                 if response.is_success:
+                    log_attempt(call, started, str(response.status_code), response.headers)
                     return response
                 body = await read_error_body(response, _where(call), limits.error_body_bytes)
-                delay = self._rejected(response, body, attempt, on_error)
+                delay = self._rejected(response, body, attempt, on_error, started, call)
             await sleep(delay)
             attempt += 1
 
     def _rejected(
-        self, response: httpx.Response, body: bytes, attempt: int, on_error: OnError
+        self,
+        response: httpx.Response,
+        body: bytes,
+        attempt: int,
+        on_error: OnError,
+        started: float,
+        call: HttpCall,
     ) -> float:
         """The delay before retrying an error response, or raise its error."""
         error = on_error(response.status_code, body, response.headers)
@@ -263,8 +277,11 @@ class HttpTransport:
                 backoff=self._backoff(attempt),
                 hint=error.retry_after,
             )
+        status = str(response.status_code)
         if delay is None:
+            log_attempt(call, started, status, response.headers, "giving up")
             raise error
+        log_attempt(call, started, status, response.headers, f"retrying in {delay:.2f}s")
         return delay
 
     def _backoff(self, attempt: int) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -29,5 +30,10 @@ def test_readme_snippet_runs(
 ) -> None:
     for key in KEYS:
         monkeypatch.delenv(key, raising=False)
-    exec(compile(snippet, str(README), "exec", dont_inherit=True), {"__name__": "readme"})
+    logger = logging.getLogger("aiwrapper")
+    level = logger.level
+    try:
+        exec(compile(snippet, str(README), "exec", dont_inherit=True), {"__name__": "readme"})
+    finally:  # the logging snippet turns DEBUG on: not for the tests that follow
+        logger.setLevel(level)
     assert "Traceback" not in capsys.readouterr().err

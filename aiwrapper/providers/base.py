@@ -52,6 +52,8 @@ class HttpCall:
     headers: dict[str, str] = field(repr=False)  # they hold the API key
     body: dict[str, Any]
     stream: bool
+    provider: str = ""  # for log lines; the model sets both before sending
+    model: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .. import errors
@@ -51,7 +52,7 @@ class HttpModel:
             RequestTimeoutError: the provider did not answer in time.
             StreamError: the response broke off or could not be decoded.
         """
-        call = self.provider.encode(request)
+        call = replace(self.provider.encode(request), provider=self.name, model=request.model)
         limits = request.options.limits or SizeLimits()
         if call.stream:
             await self._send_stream(call, request, sink, limits)
