@@ -17,19 +17,20 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aiwrapper import AIWrapperError, LangResult, StreamError, tool
+from aiwrapper import AIWrapperError, LangResult, RunTimeoutError, StreamError, tool
 
 from . import turns, wires
 from .server import LocalServer
-from .wires import Wire, strict_json
+from .wires import CONTENT_TYPES, Wire, strict_json
 
 settings.register_profile(
     "ci",
@@ -206,6 +207,39 @@ def test_any_field_of_a_whole_body_replaced_by_any_json(
     where = data.draw(st.sampled_from(paths(body)), label="path")
     mutated = json.dumps(replaced(body, where, value)).encode()
     run(backend, name, mutated, stream=False)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", wires.WIRES)
+@settings(settings.get_profile(PROFILE))
+@given(data=st.data())
+def test_a_stream_stalled_anywhere_then_timed_out_is_continuable(
+    name: str, backend: str, data: st.DataObject
+) -> None:
+    body = turns.STREAMS[name]()
+    cut = data.draw(st.integers(0, len(body)), label="stall after byte")
+
+    async def stalled() -> AsyncIterator[bytes]:
+        yield body[:cut]
+        await anyio.sleep(30)
+
+    async def main() -> None:
+        ran: list[str] = []
+
+        @tool
+        def get_weather(city: str) -> str:
+            """Weather in a city."""
+            ran.append(city)
+            return "sunny"
+
+        headers = {"content-type": CONTENT_TYPES.get(name, "text/event-stream")}
+        wire = Wire(name, [httpx.Response(200, content=stalled(), headers=headers)])
+        with pytest.raises(RunTimeoutError) as info:
+            await wire.lang.ask("go", functions=[get_weather], timeout=0.02)
+        assert ran == []  # the turn never completed: no call ran
+        await chat_accepts(name, info.value.result)
+
+    anyio.run(main, backend=backend)
 
 
 def split_events(name: str, body: bytes) -> list[tuple[bytes, Any]]:
