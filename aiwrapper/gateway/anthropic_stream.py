@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from ..assembler import Assembler
 from ..messages import OpaquePart, Part, ThinkingPart
 from ..providers.anthropic import wire_id
 from ..providers.anthropic_decode import _STOP_REASONS
@@ -22,7 +21,7 @@ from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
 from .callstate import call_part, packed_id
-from .frontend import GatewayError
+from .frontend import GatewayError, turn_parts
 
 __all__ = ["EventEncoder", "kept_block", "signature", "stop_reason", "usage"]
 
@@ -73,7 +72,7 @@ class EventEncoder:
 
         A part is looked at once settled: once a later part exists, or the turn is over.
         """
-        parts = _turn_parts(result)
+        parts = turn_parts(result)
         settled = len(parts) - (result._streaming is not None)
         if settled <= self._parts_seen:  # the common case: one length check per event
             return b""
@@ -254,17 +253,9 @@ def kept_block(part: Part) -> dict[str, Any] | None:
     return dict(block) if isinstance(block, dict) and isinstance(block.get("type"), str) else None
 
 
-def _turn_parts(result: LangResult) -> list[Part]:
-    """The parts of the turn being streamed (or of the turn just finished)."""
-    streaming = result._streaming
-    if isinstance(streaming, Assembler):
-        return streaming.message.parts
-    return result.messages[-1].parts
-
-
 def _latest_signature(result: LangResult) -> str | None:
     """The signature of the turn's latest thinking part (the turn streaming, else the last)."""
-    for part in reversed(_turn_parts(result)):
+    for part in reversed(turn_parts(result)):
         if isinstance(part, ThinkingPart):
             return signature(part)
     return None

@@ -14,9 +14,9 @@ import binascii
 import json
 from typing import Any
 
-from ..assembler import Assembler
 from ..messages import LangMessages, ProviderState, ToolCallPart
 from ..result import FunctionCall, LangResult
+from .frontend import turn_parts
 
 __all__ = ["call_part", "packed_id", "unpack_calls"]
 
@@ -56,11 +56,7 @@ def unpack_calls(messages: LangMessages) -> None:
 
 def call_part(result: LangResult, call: FunctionCall) -> ToolCallPart | None:
     """The part holding ``call`` in the turn being streamed (or the turn just finished)."""
-    streaming = result._streaming
-    parts = (
-        streaming.message.parts if isinstance(streaming, Assembler) else result.messages[-1].parts
-    )
-    for part in parts:
+    for part in turn_parts(result):
         if isinstance(part, ToolCallPart) and part.call is call:
             return part
     return None

@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..assembler import Assembler
 from ..errors import AIWrapperError
-from ..messages import LangMessages
+from ..messages import LangMessages, Part
 from ..result import LangResult
 from ..runevents import RunEvent
 from ..tools import Tool, to_tool
@@ -32,6 +33,7 @@ __all__ = [
     "check_type",
     "in_call_order",
     "read_tools",
+    "turn_parts",
 ]
 
 # The meaning of an error, which each front-end spells in its own wire's error shape.
@@ -99,6 +101,18 @@ def in_call_order(messages: LangMessages) -> LangMessages:
             order = {c.id: index for index, c in enumerate(calls)}
         out.extend(group)
     return out
+
+
+def turn_parts(result: LangResult) -> list[Part]:
+    """The parts of the turn being streamed, or of the turn just finished.
+
+    Run events carry only their own payload; what they leave out (signatures, call state,
+    blocks kept whole) is on the parts, which the turn being streamed holds as they arrive.
+    """
+    streaming = result._streaming
+    if isinstance(streaming, Assembler):
+        return streaming.message.parts
+    return result.messages[-1].parts
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:
