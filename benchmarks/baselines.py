@@ -4,10 +4,16 @@ Each reads the whole body with ``client.stream(...)`` + ``aiter_lines()`` and on
 ``json.loads`` per data line, assembles what the aiwrapper side assembles (the text, or each
 call's arguments), and returns it so the benchmark can check it. Request bodies are
 hand-written dicts.
+
+The tool loop runs its calls the way a correct asyncio program must, and the way aiwrapper
+does: concurrently, and a sync tool in a worker thread (``asyncio.to_thread``), since a sync
+function run inline blocks the event loop and every other request in flight. Run inline,
+the baseline would skip the thread hand-off that aiwrapper is required to make.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -15,6 +21,7 @@ import httpx
 import wire
 
 __all__ = [
+    "LOOP_ASYNC_FUNCTIONS",
     "LOOP_FUNCTIONS",
     "anthropic_text",
     "anthropic_tools",
@@ -33,7 +40,12 @@ def _plus(x: int) -> int:
     return x + 1
 
 
+async def _plus_async(x: int) -> int:
+    return x + 1
+
+
 LOOP_FUNCTIONS = dict.fromkeys(wire.TOOL_NAMES[: wire.LOOP_CALLS], _plus)
+LOOP_ASYNC_FUNCTIONS = dict.fromkeys(wire.TOOL_NAMES[: wire.LOOP_CALLS], _plus_async)
 _LOOP_TOOLS = [
     {
         "type": "function",
@@ -154,17 +166,24 @@ def _assistant_turn(calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": tool_calls}
 
 
-def _tool_result(call: dict[str, Any]) -> dict[str, Any]:
-    value = LOOP_FUNCTIONS[call["name"]](**json.loads(call["arguments"]))
+async def _tool_result(call: dict[str, Any], *, sync: bool) -> dict[str, Any]:
+    arguments = json.loads(call["arguments"])
+    if sync:  # off the event loop, as every sync function in an async program must be
+        value = await asyncio.to_thread(LOOP_FUNCTIONS[call["name"]], **arguments)
+    else:
+        value = await LOOP_ASYNC_FUNCTIONS[call["name"]](**arguments)
     return {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(value)}
 
 
-async def openai_tool_loop(client: httpx.AsyncClient, root: str) -> str:
-    """Prompt, run the calls of the first answer, send the results; the final text."""
+async def openai_tool_loop(client: httpx.AsyncClient, root: str, *, sync: bool = True) -> str:
+    """Prompt, run the calls of the first answer concurrently, send the results; the text.
+
+    ``sync``: the tools are sync functions (run in worker threads), else coroutines.
+    """
     messages: list[dict[str, Any]] = list(_USER)
     body = {"model": MODEL, "messages": messages, "tools": _LOOP_TOOLS, "stream": True}
     _, calls = await openai_stream(client, root, body)
     messages.append(_assistant_turn(calls))
-    messages += [_tool_result(call) for call in calls]
+    messages += await asyncio.gather(*(_tool_result(call, sync=sync) for call in calls))
     text, _ = await openai_stream(client, root, body)
     return text

@@ -140,13 +140,14 @@ async def _tool_stream_rows(ctx: Context) -> list[Row]:
 
 
 async def loop_rows(ctx: Context) -> list[Row]:
-    """Loops/s of prompt -> 4 parallel calls -> results -> answer, sync and async tools."""
+    """Loops/s of prompt -> 4 parallel calls -> results -> answer, sync and async tools.
+
+    Each side runs the same kind of tools the same way: concurrently, sync ones in worker
+    threads (``baselines.openai_tool_loop``).
+    """
     root = ctx.server.url("loop")
     lang = subjects.lang_for("openai", root, ctx.client)
     want = wire.openai_loop_answer().expected
-
-    async def baseline() -> None:
-        _check(await baselines.openai_tool_loop(ctx.client, root), want, "loop baseline")
 
     rows = []
     for kind, functions in (
@@ -157,6 +158,10 @@ async def loop_rows(ctx: Context) -> list[Row]:
         async def ask(functions: list[Any] = functions) -> None:
             result = await lang.ask("go", functions=functions)
             _check((result.answer, len(result.function_calls)), (want, wire.LOOP_CALLS), "loop")
+
+        async def baseline(sync: bool = kind == "sync") -> None:
+            text = await baselines.openai_tool_loop(ctx.client, root, sync=sync)
+            _check(text, want, "loop baseline")
 
         timing = {"per_run": 1, "repeats": ctx.config.repeats, "times": ctx.config.loops}
         rates = await best_rate(ask, baseline, **timing)
