@@ -45,14 +45,21 @@ class ModelsDevCatalogue:
 
     def __init__(self, package: Any) -> None:
         self._package = package
+        # The bundled data never changes, and every run looks its model up: each listed
+        # entry is built once (``ModelInfo`` is frozen, so it is shared). Bounded by the
+        # catalogue's size: names it does not list are not kept.
+        self._built: dict[tuple[str, str], ModelInfo] = {}
 
     def lookup(self, provider: str, model: str) -> ModelInfo | None:
         """The entry of ``model`` at ``provider``, or None when either is not listed."""
-        try:
-            entry = self._package.get_model_by_id(provider, model)
-        except KeyError:
-            return None
-        return to_info(provider, entry)
+        info = self._built.get((provider, model))
+        if info is None:
+            try:
+                entry = self._package.get_model_by_id(provider, model)
+            except KeyError:
+                return None
+            info = self._built[provider, model] = to_info(provider, entry)
+        return info
 
     def models(self, provider: str) -> list[ModelInfo]:
         """Every entry of ``provider``, the most recently updated first."""

@@ -55,6 +55,8 @@ class Run:
         _check_orphans(result.messages)
         model_id, offered = options.model or model.model, [*tools, *sources]
         options = check_options(model.name, model_id, options, offered)
+        # What is known of the model prices each request; looked up once, not per request.
+        self._model_id, self._info = model_id, model_info(model.name, model_id)
         self.output = OutputPlan.for_run(model.name, model_id, options, tools, bool(offered))
         self.model = model
         self.options = options
@@ -127,8 +129,9 @@ class Run:
             await self._notify()
             # A forced choice applies to one round; keeping it would force calls forever.
             # Once max_tool_calls is reached, "none" makes the model answer instead.
-            exhausted = self.executor.calls_exhausted
-            options = replace(options, function_call="none" if exhausted else None)
+            choice = "none" if self.executor.calls_exhausted else None
+            if options.function_call != choice:  # a copy of every option only when it changes
+                options = replace(options, function_call=choice)
 
     def _use_tools(self, tools: Sequence[Tool]) -> None:
         if tools is not self.tools:  # a server's tool list is new or changed
@@ -172,7 +175,9 @@ class Run:
         result.messages.append(message)
         self._turn = None
         result.iterations += 1
-        info = model_info(self.model.name, request.model)
+        info = self._info
+        if request.model != self._model_id:  # the output plan may name another model
+            info = model_info(self.model.name, request.model)
         assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason

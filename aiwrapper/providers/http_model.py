@@ -22,6 +22,8 @@ from .base import EventSink, HttpCall, Provider, ProviderRequest, StreamDecoder
 
 __all__ = ["HttpModel"]
 
+_DEFAULT_SIZES = SizeLimits()  # frozen: one for every request that sets none
+
 
 class HttpModel:
     """A ``Model`` that talks to a provider over HTTP.
@@ -53,7 +55,7 @@ class HttpModel:
             StreamError: the response broke off or could not be decoded.
         """
         call = replace(self.provider.encode(request), provider=self.name, model=request.model)
-        limits = request.options.limits or SizeLimits()
+        limits = request.options.limits or _DEFAULT_SIZES
         if call.stream:
             await self._send_stream(call, request, sink, limits)
             return
