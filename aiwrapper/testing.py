@@ -19,8 +19,9 @@ from typing import Any
 from .lang import Lang
 from .options import OptionsLike
 from .providers.scripted import ScriptedRequest, Turn, TurnSource
+from .recording import ReplayMismatchError, cassette
 
-__all__ = ["ScriptedRequest", "Turn", "call", "scripted", "turn"]
+__all__ = ["ReplayMismatchError", "ScriptedRequest", "Turn", "call", "cassette", "scripted", "turn"]
 
 
 def scripted(turns: TurnSource, *, options: OptionsLike = None) -> Lang:
