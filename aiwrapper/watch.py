@@ -100,11 +100,14 @@ class Watchers:
         ``publish`` shows the turn's new calls on the result and returns them.
         """
         handlers, streamed, watched = assembler.handlers, self.streamed, WATCHED
-        start, text, result = events.ToolCallStart, events.TextDelta, self.result
-        # The two common watchers are served right here, with no call in between: on_result
-        # alone, and on_event alone given a text delta (one delta, one public event).
+        result = self.result
+        start, text, fragment = events.ToolCallStart, events.TextDelta, events.ToolCallDelta
+        # The common watchers are served right here, with no call in between: on_result
+        # alone, and on_event alone given a text or argument delta (one delta, one event).
         alone = self.on_result if self.on_event is None else None
-        texts = self.on_event if self.on_result is None else None
+        deltas = self.on_event if self.on_result is None else None
+        calls = assembler.calls if self.hidden is _nothing_hidden else None
+        event: Any  # a neutral event, its type checked by ``kind is ...`` before use
         for event in batch:
             kind = type(event)
             handlers[kind](event)  # ``assembler.add``, one call less on the hottest path
@@ -114,8 +117,11 @@ class Watchers:
             pending: object
             if alone is not None:
                 pending = alone(result)
-            elif kind is text and texts is not None and event.text:  # type: ignore[union-attr]
-                pending = texts(runevents.TextDelta(event.text, result))  # type: ignore[union-attr]
+            elif deltas is not None and kind is text and event.text:
+                pending = deltas(runevents.TextDelta(event.text, result))
+            elif deltas is not None and kind is fragment and calls is not None:
+                call = calls[event.index].call
+                pending = deltas(runevents.CallArgumentsDelta(call, event.arguments, result))
             else:
                 pending = streamed(event, assembler, new_calls)
             if pending is not None and inspect.isawaitable(pending):  # sync ones are done

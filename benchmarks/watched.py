@@ -177,20 +177,34 @@ def _ignore(delta: str) -> None:
 
 
 async def tool_rows(ctx: Ctx) -> list[Row]:
-    """Tool-fragment streams (8 calls x 250 fragments), watched, against raw httpx."""
+    """Tool-fragment streams (8 calls x 250 fragments), watched, against raw httpx.
+
+    Two baselines, as for text: raw httpx handing each fragment to a callback (what a raw
+    progress display does, so the comparison of like with like), and bare raw httpx.
+    """
     rows = []
     cases = [
-        ("openai", "openai-tools", wire.openai_tools, _openai_arguments),
-        ("anthropic", "anthropic-tools", wire_calls.anthropic_tools, baselines.anthropic_tools),
+        ("openai", "openai-tools", wire.openai_tools, _openai_arguments, _openai_fragments),
+        (
+            "anthropic",
+            "anthropic-tools",
+            wire_calls.anthropic_tools,
+            baselines.anthropic_tools,
+            _anthropic_fragments,
+        ),
     ]
-    for wire_name, scenario, render, raw in cases:
+    for wire_name, scenario, render, raw, raw_watched in cases:
         expected = render(8, 250)
         want = [json.loads(a) for a in json.loads(expected.expected)]
         root = ctx.server.url(scenario)
         lang = subjects.lang_for(wire_name, root, ctx.client)
 
-        async def baseline(raw: Any = raw, root: str = root, want: Any = want) -> None:
+        async def bare(raw: Any = raw, root: str = root, want: Any = want) -> None:
             _check([json.loads(a) for a in await raw(ctx.client, root)], want, "tools raw")
+
+        async def watched(raw: Any = raw_watched, root: str = root, want: Any = want) -> None:
+            arguments = await raw(ctx.client, root, Watcher().on_delta)
+            _check([json.loads(a) for a in arguments], want, "tools raw+callback")
 
         for kind in ("on_result", "on_event"):
 
@@ -202,14 +216,49 @@ async def tool_rows(ctx: Ctx) -> list[Row]:
                 _check([c.arguments for c in result.function_calls], want, f"tools {kind}")
 
             timing = {"per_run": expected.events, "repeats": ctx.repeats, "times": 5}
-            rates = await best_rate(ask, baseline, **timing)
-            rows.append(_higher(f"{wire_name} tool stream 8x250, {kind}", "events/s", rates, 1.0))
+            label = f"{wire_name} tool stream 8x250, {kind}"
+            rates = await best_rate(ask, watched, **timing)
+            rows.append(_higher(f"{label} vs raw+callback", "events/s", rates, 1.0))
+            rates = await best_rate(ask, bare, **timing)
+            rows.append(_higher(f"{label} vs bare raw", "events/s", rates, 1.0))
     return rows
 
 
 async def _openai_arguments(client: httpx.AsyncClient, root: str) -> list[str]:
     _, calls = await baselines.openai_stream(client, root)
     return [c["arguments"] for c in calls]
+
+
+async def _openai_fragments(
+    client: httpx.AsyncClient, root: str, on_delta: Callable[[str], None]
+) -> list[str]:
+    """Raw httpx: each call's argument fragments to the callback, then joined per call."""
+    body = {"model": baselines.MODEL, "messages": _USER, "stream": True}
+    calls: dict[int, list[str]] = {}
+    async for data in baselines._data_lines(client, root + "/v1/chat/completions", body):
+        if data != "[DONE]":
+            for choice in json.loads(data)["choices"]:
+                for call in choice["delta"].get("tool_calls") or ():
+                    fragment = (call.get("function") or {}).get("arguments") or ""
+                    on_delta(fragment)
+                    calls.setdefault(call["index"], []).append(fragment)
+    return ["".join(calls[i]) for i in sorted(calls)]
+
+
+async def _anthropic_fragments(
+    client: httpx.AsyncClient, root: str, on_delta: Callable[[str], None]
+) -> list[str]:
+    """Raw httpx: each tool_use block's input fragments to the callback, then joined."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": _USER, "stream": True}
+    inputs: dict[int, list[str]] = {}
+    async for data in baselines._data_lines(client, root + "/v1/messages", body):
+        event = json.loads(data)
+        if event["type"] == "content_block_start":
+            inputs[event["index"]] = []
+        elif event["type"] == "content_block_delta":
+            on_delta(event["delta"]["partial_json"])
+            inputs[event["index"]].append(event["delta"]["partial_json"])
+    return ["".join(inputs[i]) for i in sorted(inputs)]
 
 
 async def _raw_big_call(client: httpx.AsyncClient, root: str) -> str:

@@ -205,6 +205,12 @@ class AnthropicStreamDecoder:
         kind = delta["type"]
         if kind == "text_delta" and block.opened:  # the common event: more of an open part
             return [TextDelta(_str(delta["text"]))]
+        if kind == "input_json_delta":  # the common event of a call: a piece of its input
+            fragment = _str(delta["partial_json"])
+            if not fragment:
+                return []
+            block.fragments.append(fragment)
+            return [ToolCallDelta(index, fragment)]
         if kind == "text_delta":
             block.opened = True
             return [TextDelta(_str(delta["text"]), new_part=True)]
@@ -212,9 +218,6 @@ class AnthropicStreamDecoder:
             return [ThinkingDelta(_str(delta["thinking"]))]
         if kind == "signature_delta":  # sent once, just before the block stops: assign
             return [PartStateEvent(_state({"signature": _str(delta["signature"])}))]
-        if kind == "input_json_delta" and _str(delta["partial_json"]):
-            block.fragments.append(delta["partial_json"])
-            return [ToolCallDelta(index, delta["partial_json"])]
         if kind == "citations_delta":
             block.citations.append(delta["citation"])
         return []
