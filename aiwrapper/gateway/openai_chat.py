@@ -67,6 +67,7 @@ class OpenAIChat:
             raise bad_request("'model' is required", "model")
         if check_number(body, "n", integer=True) not in (None, 1):
             raise bad_request("only n=1 is supported", "n")
+        _refuse_response_format(body)
         stream_options = check_type(body, "stream_options", dict) or {}
         return ClientRequest(
             route=route,
@@ -110,6 +111,16 @@ class OpenAIChat:
                 "code": error.code,
             }
         }
+
+
+def _refuse_response_format(body: dict[str, Any]) -> None:
+    """A JSON answer the gateway cannot ask of every backend is refused, never ignored."""
+    wanted = check_type(body, "response_format", dict)
+    if wanted is not None and wanted.get("type") != "text":
+        raise bad_request(
+            "response_format other than {'type': 'text'} is not supported by this gateway",
+            "response_format",
+        )
 
 
 def _messages(raw: Any) -> LangMessages:

@@ -187,6 +187,7 @@ def test_an_unknown_model_is_a_404_model_not_found(client: openai.OpenAI) -> Non
             "tools[0].function.name",
         ),
         ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "messages[0]"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
     ],
 )
 def test_a_bad_request_is_a_400_naming_the_field(
