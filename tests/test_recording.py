@@ -80,7 +80,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     httpd.shutdown()

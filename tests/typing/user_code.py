@@ -55,3 +55,15 @@ async def overrides_async(lang: Lang) -> None:
         async for _event in run:
             pass
     print(run.result.answer)
+
+
+class Shop:
+    @tool
+    def price(self, sku: str) -> float:
+        """The price of an item."""
+        return 1.5 if sku else 0.0
+
+
+def methods_stay_methods(shop: Shop) -> None:
+    assert_type(shop.price("A1"), float)
+    print(shop.price.name, Shop.price.name)
