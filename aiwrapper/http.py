@@ -1,7 +1,7 @@
 """The HTTP transport: the one module that talks to the network, and the only httpx user.
 
 ``HttpTransport`` POSTs a provider's ``HttpCall`` as JSON, retries what the official vendor
-SDKs retry (protocols.md section 0), turns every httpx failure into an aiwrapper error, and
+SDKs retry, turns every httpx failure into an aiwrapper error, and
 hands streamed bodies over as raw byte chunks. What goes into a request and what a body means
 belong to the providers (``providers/<name>.py``); cutting bytes into events to ``framing.py``.
 
@@ -300,7 +300,7 @@ def retry_delay(
 ) -> float | None:
     """Seconds to wait before retrying an error response, or None when it is final.
 
-    Follows the OpenAI and Anthropic SDKs (protocols.md section 0): ``x-should-retry``
+    Follows the OpenAI and Anthropic SDKs: ``x-should-retry``
     decides when present; otherwise 408, 409, 429 and every 5xx (529 included) are retried.
     A 429 about ``insufficient_quota`` is billing, never retried. The server's
     ``retry-after-ms`` / ``retry-after`` (or a ``hint`` from the body) is honored up to 60 s;

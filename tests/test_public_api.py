@@ -1,4 +1,4 @@
-"""The public names: complete, sorted, importable, and what DESIGN.md promises."""
+"""The public names: complete, sorted, importable, and the names the project promises."""
 
 from __future__ import annotations
 

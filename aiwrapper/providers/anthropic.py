@@ -1,4 +1,4 @@
-"""The Anthropic Messages wire format (``POST /v1/messages``), per protocols.md section 2.
+"""The Anthropic Messages wire format (``POST /v1/messages``).
 
 This module owns the translation both ways: ``encode`` turns a ``ProviderRequest`` into the
 Messages request (top-level ``system``, content-block messages, tools, ``tool_choice``, thinking
@@ -185,7 +185,7 @@ class AnthropicProvider:
                 return limit
             return (self.default_max_tokens or _FALLBACK_MAX_TOKENS) + reserve
         budget = thinking.get("thinking", {}).get("budget_tokens")
-        # With interleaved thinking the budget may exceed max_tokens (protocols.md 2.6).
+        # With interleaved thinking the budget may exceed max_tokens.
         interleaved = any(beta.startswith("interleaved-thinking") for beta in self.betas)
         if budget is not None and options.max_tokens <= budget and not interleaved:
             raise errors.ConfigError(
@@ -276,7 +276,7 @@ def encode_messages(
         else:
             out.append({"role": role, "content": blocks})
     for entry in out:
-        # protocols.md 2.5: inside the user message, every tool_result block comes first.
+        # Anthropic wants every tool_result block first in its user message, before any other block.
         entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
     return "\n\n".join(text for text in system if text), out
 

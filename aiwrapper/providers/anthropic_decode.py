@@ -1,4 +1,4 @@
-"""Decoding Anthropic Messages responses (protocols.md 2.7): SSE events and whole bodies.
+"""Decoding Anthropic Messages responses: SSE events and whole bodies.
 
 The decoder keys blocks by ``index``, turns text, thinking and ``input_json_delta`` fragments
 into neutral events, assigns signatures to the part they belong to, keeps blocks it does not
@@ -39,7 +39,7 @@ _MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 
 # --- responses ------------------------------------------------------------------------------
 
-# protocols.md 6.5; pause_turn means "resend to continue" (a server-tool loop paused).
+# pause_turn means "resend to continue" (a server-tool loop paused).
 _STOP_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -50,7 +50,7 @@ _STOP_REASONS: dict[str, FinishReason] = {
     "pause_turn": "pause",
 }
 
-# The error classes of an ``error`` event inside a 200 stream (protocols.md 2.9).
+# The error classes of an ``error`` event inside a 200 stream.
 _STREAM_ERRORS: dict[str, type[errors.ProviderError]] = {
     "invalid_request_error": errors.BadRequestError,
     "request_too_large": errors.BadRequestError,
@@ -256,7 +256,7 @@ class AnthropicStreamDecoder:
             if block.kind == "opaque":
                 block.problem = block.problem or "the stream ended before the block stopped"
                 events.append(_opaque_event(block))
-        # protocols.md 5.1: calls are detected from content, not from the stop reason; a cut
+        # Calls are detected from content, not from the stop reason; a cut
         # at the limit stays "length" with calls, so their cut-off arguments are explained.
         reason = _STOP_REASONS.get(self._stop_reason or "")
         if self._saw_calls and reason != "length":
@@ -286,7 +286,7 @@ class AnthropicStreamDecoder:
         )
         details = usage.get("output_tokens_details") or {}
         return UsageEvent(
-            # protocols.md 2.8: input_tokens counts uncached input only; the prompt is all three.
+            # Anthropic's input_tokens counts uncached input only; the prompt is all three.
             input_tokens=None if uncached is None else uncached + (written or 0) + (read or 0),
             output_tokens=usage.get("output_tokens"),
             cached_input_tokens=read,

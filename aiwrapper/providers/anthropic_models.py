@@ -1,6 +1,6 @@
 """What each Claude model generation accepts for thinking and sampling, as data.
 
-Anthropic changed the thinking request shape across generations (protocols.md 2.6): Claude 3.7
+Anthropic changed the thinking request shape across generations: Claude 3.7
 and the 4.x models up to 4.5 take ``{"type": "enabled", "budget_tokens": N}``; the 4.6 models add
 ``{"type": "adaptive"}`` with ``output_config.effort`` (budgets still accepted, deprecated); Opus
 4.7 and later accept only the adaptive form, reject ``temperature``/``top_p``/``top_k`` and hide
@@ -208,7 +208,8 @@ def encode_tool_choice(
             f"{', '.join(names)}"
         )
     if thinking_on and forced:
-        # protocols.md 2.3: "Thinking may not be enabled when tool_choice forces tool use".
+        # Anthropic refuses tool_choice any/tool while thinking is on (400 "Thinking may not be
+        # enabled when tool_choice forces tool use").
         raise errors.ConfigError(
             "Anthropic does not allow forcing a tool call (function_call="
             f"{options.function_call!r}) while thinking is on; use 'auto' or turn thinking off"
@@ -229,9 +230,9 @@ def encode_tool_choice(
 def check_thinking_turn(messages: Sequence[dict[str, Any]], own_ids: set[str]) -> None:
     """Refuse, before the request, a tool loop the API will reject while thinking is on.
 
-    protocols.md 2.6 (confirmed: the 400 "Expected `thinking` or `redacted_thinking`, but found
+    Anthropic answers 400 "Expected `thinking` or `redacted_thinking`, but found
     `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a
-    thinking block", reported in many trackers, e.g. OpenRouterTeam/ai-sdk-provider#162): when
+    thinking block" (reported in many trackers, e.g. OpenRouterTeam/ai-sdk-provider#162): when
     the request ends with tool results, the assistant turn that made the calls must open with
     a thinking block. Calls made by another provider (or built by hand) can never have one.
     Only those are refused here; a turn Claude made itself is left to the API to judge.

@@ -1,7 +1,7 @@
 """Anthropic's native structured output (``output_config.format``): which schemas it can carry.
 
 Anthropic constrains the answer with the same grammar as strict tools, over a JSON Schema
-subset (protocols.md 2.2, "Strict tools"): no numeric or length bounds, no patterns, no
+subset: no numeric or length bounds, no patterns, no
 recursion, ``additionalProperties`` only ``false``, ``minItems`` of 0 or 1, and a short list of
 string formats. A schema inside the subset is sent as it is, less the keywords that only
 annotate (``title``, ``default``, ``examples``), which is what Anthropic's own SDK strips too; a

@@ -1,4 +1,4 @@
-"""The Google Gemini provider: the Generative Language API and Vertex AI (protocols.md §3).
+"""The Google Gemini provider: the Generative Language API and Vertex AI.
 
 Owns the endpoint (URL per API, model and streaming mode), authentication headers, the request
 body's options (tools, ``toolConfig``, ``generationConfig`` with ``thinkingConfig``, per model

@@ -1,6 +1,6 @@
 """Decoding Gemini answers (streamed SSE chunks or whole bodies) into neutral events.
 
-Owns protocols.md §3.4, §3.6-3.8 on the way back: every ``GenerateContentResponse`` chunk is
+Owns the decoding: every ``GenerateContentResponse`` chunk is
 read part by part, in order. Text parts become ``TextDelta``, ``thought`` parts
 ``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, and parts the SDK
 does not interpret are kept verbatim as opaque parts (never raising: a part that is not even an
@@ -45,7 +45,7 @@ _TEXT_METADATA = frozenset({"text", "thought", "thoughtSignature"})
 
 
 def finish_reason(raw: str, has_calls: bool) -> FinishReason:
-    """Map Gemini's ``finishReason`` (protocols.md §6.5).
+    """Map Gemini's ``finishReason`` to the canonical reason.
 
     ``STOP`` is also what Gemini says after function calls, so calls in the turn win over any
     reason but ``MAX_TOKENS``, which stays ``length`` so the cut-off is not lost.

@@ -1,6 +1,6 @@
 """The conversation on the Gemini wire: ``contents`` and ``systemInstruction``.
 
-Owns protocols.md §3.4-3.6 on the way out: ``user``/``model`` roles on every content, model
+Owns the encoding: ``user``/``model`` roles on every content, model
 turns replayed part by part with every ``thoughtSignature`` on the part it came with, the
 placeholder signature for function calls Gemini never signed, ids echoed only when Gemini
 issued them, and every tool result of a turn grouped into the one ``user`` content that follows

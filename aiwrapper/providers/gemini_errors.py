@@ -1,7 +1,7 @@
 """Error mapping for the Gemini wire: ``google.rpc.Status`` bodies to aiwrapper exceptions.
 
-Owns reading Google's error shape ``{"error": {"code", "message", "status", "details"}}``
-(protocols.md §3.9), both from an HTTP error response and from inside a 200 stream: the class
+Owns reading Google's error shape ``{"error": {"code", "message", "status", "details"}}``,
+both from an HTTP error response and from inside a 200 stream: the class
 comes from the ``status`` string first (then the numeric code, then the HTTP status), an
 ``ErrorInfo`` reason ``API_KEY_INVALID`` means a bad key, and ``RetryInfo.retryDelay`` becomes
 ``retry_after``. Building requests and decoding answers live elsewhere.

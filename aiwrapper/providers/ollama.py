@@ -1,6 +1,6 @@
 """Ollama's native ``/api/chat`` wire: request encoding, NDJSON decoding and error mapping.
 
-This module owns everything Ollama-specific (protocols.md section 4): the request body
+This module owns everything Ollama-specific: the request body
 (``options``, ``think``, ``keep_alive``, explicit ``stream``), the ``OLLAMA_HOST`` conventions,
 the NDJSON stream (whole tool calls, a final ``done`` line with metrics, ``{"error"}`` lines),
 and two model quirks: ``<think>...</think>`` written into ``content`` is split off as thinking,
@@ -273,7 +273,7 @@ def _encode_think(thinking: bool | int | str | None, model: str) -> bool | str |
 
 
 def _levels_only(model: str) -> bool:
-    """GPT-OSS takes only levels: booleans are ignored for it (protocols.md 4.3)."""
+    """GPT-OSS takes only levels: booleans are ignored for it."""
     return model.rsplit("/", 1)[-1].startswith("gpt-oss")
 
 
@@ -404,7 +404,7 @@ class OllamaDecoder:
         """Decode one already-parsed line (or a whole non-streamed body)."""
         if not isinstance(line, dict):
             raise errors.StreamError(f"Ollama sent a line that is not an object: {line!r}")
-        # An error after the 200 status (protocols.md 4.4); ``"error": null`` is no error.
+        # An error can come as a line after the 200 status; ``"error": null`` is no error.
         if "error" in line and line["error"] is not None:
             raise _stream_error(line)
         message = line.get("message")
@@ -460,7 +460,7 @@ class OllamaDecoder:
 
     def _native_call(self, call: Mapping[str, Any]) -> list[Event]:
         # Calls arrive whole, one or more per line, and older servers give no id: index
-        # them ourselves across the turn (protocols.md 4.3).
+        # them ourselves across the turn.
         function = call["function"]
         index = self._next_index()
         start = ToolCallStart(index, call.get("id") or None, str(function["name"]))
@@ -483,13 +483,13 @@ class OllamaDecoder:
         for is_thinking, text in self._think.flush():
             events += self._segment(is_thinking, text)
         events += self._release_text() + self._unread.events(_NAME)
-        # ``*_count`` tokens and ``*_duration`` nanoseconds of the final line (protocols.md 4.5)
+        # ``*_count`` tokens and ``*_duration`` nanoseconds of the final line
         metrics = {k: v for k, v in line.items() if k.endswith(("_count", "_duration"))}
         events.append(
             UsageEvent(line.get("prompt_eval_count"), line.get("eval_count"), raw=metrics)
         )
         raw_reason = line.get("done_reason")
-        # ``done_reason`` says "stop" even when the model called tools (protocols.md 5.1);
+        # ``done_reason`` says "stop" even when the model called tools;
         # "length" is kept with calls, so the cut-off is not lost.
         reason: Literal["tool_calls", "length", "stop"] = (
             "length" if raw_reason == "length" else "tool_calls" if self._calls else "stop"

@@ -1,6 +1,6 @@
 """The OpenAI Chat Completions wire, for OpenAI itself and every OpenAI-compatible server.
 
-This module owns the translation both ways (protocols.md section 1): requests with ``tools``,
+This module owns the translation both ways: requests with ``tools``,
 ``tool_choice`` and replayed tool-call turns; the streamed ``chat.completion.chunk`` events and
 the whole ``chat.completion`` body, decoded into neutral events; and error bodies mapped to the
 exception tree. Server differences are data in ``openai_compat.OpenAIProfile``; HTTP, retries
@@ -80,7 +80,7 @@ __all__ = [
 _loads = jsonscan.loads
 _EMPTY: dict[str, Any] = {}
 
-# Wire finish_reason -> canonical (protocols.md 6.5). "tool_calls" without calls in the turn
+# Wire finish_reason -> canonical. "tool_calls" without calls in the turn
 # is not trusted; calls are detected from content, never from the reason alone.
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -218,7 +218,7 @@ class OpenAIProvider:
 
     def _encode_result(self, message: LangMessage, ids: Mapping[str, str]) -> dict[str, Any]:
         call_id = message.tool_call_id
-        if not call_id:  # the wire pairs a result with its call by id alone (protocols.md 1.5)
+        if not call_id:  # the wire pairs a result with its call by id alone
             raise errors.ConfigError(
                 f"a tool result needs the tool_call_id of its call: {message!r}"
             )
@@ -298,7 +298,7 @@ class OpenAIProvider:
         """The exception for an HTTP error response (``{"error": {...}}`` and variants)."""
         payload = parse_json_body(body)
         message, tags = error_fields(payload)
-        # insufficient_quota is a 429 that retrying cannot fix (protocols.md 1.9).
+        # insufficient_quota is a 429 that retrying cannot fix.
         quota = "insufficient_quota" in tags
         if quota:
             message += " (quota exhausted: retrying will not help)"
@@ -389,7 +389,7 @@ class OpenAIStreamDecoder:
 
     def decode_chunk(self, chunk: dict[str, Any]) -> list[Event]:
         """Events for one parsed chunk (also used for whole bodies, as a single chunk)."""
-        # protocols.md 1.6: an error object inside a 200 stream ("error": null is no error);
+        # An error object can arrive inside a 200 stream ("error": null is no error);
         # OpenRouter's docs confirm its mid-generation errors come this way, with an int code.
         if "error" in chunk and chunk["error"] is not None:
             raise stream_error(self._name, chunk["error"])
@@ -526,7 +526,7 @@ class OpenAIStreamDecoder:
         reason = _FINISH.get(self._finish or "stop", "stop")
         if reason == "length":  # kept with calls: their arguments may be cut off
             return reason
-        if self._calls:  # named tool_choice reports "stop" with calls (protocols.md 1.4)
+        if self._calls:  # named tool_choice reports "stop" with calls
             return "tool_calls"
         if reason == "stop" and self._refused:
             return "content_filter"

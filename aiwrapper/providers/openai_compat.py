@@ -75,7 +75,7 @@ class OpenAIProfile:
         supports_parallel_tool_calls: Whether ``parallel_tool_calls`` may be sent.
         tool_call_id_style: The ids the server accepts for calls it did not issue itself:
             ``"mistral9"`` (exactly 9 alphanumerics), ``"openai40"`` (at most 40 of
-            ``[A-Za-z0-9_-]``, the portable rule of protocols.md 1.10 and the default), or
+            ``[A-Za-z0-9_-]``, which OpenAI and Anthropic both accept; the default), or
             None to replay every id verbatim.
         thinking_style: How the ``thinking`` option is sent, or None to leave it out.
         include_usage: Send ``stream_options: {"include_usage": true}`` when streaming.
@@ -107,7 +107,7 @@ PRESETS: dict[str, tuple[str, str | None, OpenAIProfile]] = {
     ),
     "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY", OpenAIProfile("groq")),
     # DeepSeek: a tool-call turn made in thinking mode must come back with its
-    # reasoning_content, else 400 "Missing `reasoning_content` field" (protocols.md 1.10).
+    # reasoning_content, else 400 "Missing `reasoning_content` field".
     # The check is on the field's presence: a turn with no reasoning of DeepSeek's own (made
     # by another provider, or before thinking was on) passes with an empty string, the fix
     # clients adopted for the same 400 (continuedev/continue#11285); confirmed by reports.
@@ -147,7 +147,7 @@ PRESETS: dict[str, tuple[str, str | None, OpenAIProfile]] = {
         OpenAIProfile("llamacpp", supports_named_tool_choice=False, thinking_style=None),
     ),
     "lmstudio": ("http://localhost:1234/v1", None, OpenAIProfile("lmstudio")),
-    # Ollama /v1: tool_choice is not supported (protocols.md 1.10) and silently ignored, so
+    # Ollama /v1: tool_choice is not supported and silently ignored, so
     # "none" still calls tools and a forced choice returns text (confirmed: ollama/ollama#8421,
     # #17921); Ollama has no parallel switch either. The encoder omits the tools for "none"
     # and refuses what it cannot express (ConfigError) rather than downgrade it.
@@ -246,7 +246,7 @@ def call_ids(profile: OpenAIProfile, messages: Sequence[LangMessage]) -> dict[st
 
     Ids this server issued go back verbatim; others (Gemini ``function-call-<uuid>``,
     Anthropic ``toolu_...``, made-up ones) are kept when they fit the server's id rule and
-    mapped to a stable id that does otherwise (protocols.md 1.4, 1.10).
+    mapped to a stable id that does otherwise (OpenAI refuses ids over 40 characters).
     """
     ids: dict[str, str] = {}
     for message in messages:
@@ -402,7 +402,7 @@ def error_fields(payload: Any) -> tuple[str, set[str]]:
 def status_class(status: int) -> type[errors.ProviderError]:
     """The error class for an HTTP status on this wire.
 
-    402 is OpenRouter's "out of credits" (protocols.md 1.10): like Anthropic's 402
+    402 is OpenRouter's "out of credits": like Anthropic's 402
     ``billing_error`` it is a ``PermissionDeniedError``, which retrying cannot fix.
     """
     if status == 402:
@@ -441,7 +441,7 @@ def arguments_text(arguments: Any) -> str:
 
 
 def usage_event(usage: dict[str, Any]) -> UsageEvent:
-    """The usage object of a chunk or body (protocols.md 1.8) as an event."""
+    """The usage object of a chunk or body as an event."""
     prompt = usage.get("prompt_tokens_details") or _NO_DETAILS
     completion = usage.get("completion_tokens_details") or _NO_DETAILS
     cached = prompt.get("cached_tokens")

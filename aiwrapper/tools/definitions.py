@@ -1,7 +1,7 @@
 """Tools from plain dicts, and the normal form of a ``functions`` list.
 
 This module owns :func:`to_tool` and :func:`to_tools`. A dict definition comes in one of three
-shapes (DESIGN.md "functions"):
+shapes:
 
 1. the simple AIWrapper shape ``{"name", "description", "parameters": {param: {"type",
    "description", "required", "enum", "items", "properties"}}}``, converted to a closed JSON

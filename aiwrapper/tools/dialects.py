@@ -1,7 +1,7 @@
 """Provider dialects: the tool declaration each provider wants, from the canonical schema.
 
 This module owns :func:`render`, which turns a tool's name, description and canonical JSON
-Schema into the declaration of one dialect (protocols.md 1.2, 2.2, 3.2, 4.2, 6.1):
+Schema into the declaration of one dialect:
 
 - ``openai``: ``{"type": "function", "function": {...}}``, strict when it converts losslessly
   (or when the tool says ``strict=True``); ``openai-strict``: always strict
@@ -30,7 +30,7 @@ __all__ = ["DIALECTS", "render"]
 Schema = dict[str, Any]
 DIALECTS = ("openai", "openai-strict", "anthropic", "gemini", "gemini-json", "ollama")
 
-# protocols.md 4.2: Ollama parses parameters into a fixed struct and silently drops the rest.
+# Ollama parses parameters into a fixed struct and silently drops every other key.
 _OLLAMA_KEYS = {"type", "description", "enum", "items", "properties", "required", "anyOf"}
 _QUIET = {"$schema", "$id", "$defs", "definitions", "$comment", "title"}
 
@@ -61,7 +61,7 @@ def render(
         return {"type": "function", "function": _openai(head, parameters, strict, dialect)}
     if dialect == "anthropic":
         # No "strict": Tool.strict is OpenAI's. Anthropic's strict tools take another subset
-        # (no recursion, no numeric bounds; complexity caps unconfirmed, protocols.md 2.2).
+        # (no recursion, no numeric bounds; whether it caps complexity is unconfirmed).
         return {**head, "input_schema": parameters}
     if dialect == "gemini":
         converted = gemini_schema(parameters)
@@ -87,7 +87,7 @@ def _openai(head: Schema, parameters: Schema, strict: bool | None, dialect: str)
 
 
 def ollama_schema(parameters: Schema) -> Schema:
-    """Reduce a canonical schema to what Ollama parses (protocols.md 4.2), refs inlined."""
+    """Reduce a canonical schema to the keys Ollama parses, refs inlined."""
     reduced: Schema = _ollama(inline_refs(parameters, parameters))
     return reduced
 

@@ -1,4 +1,4 @@
-"""Gemini's two schema dialects, derived from the canonical schema (protocols.md 3.2).
+"""Gemini's two schema dialects, derived from the canonical schema.
 
 This module owns :func:`gemini_schema` (``parameters``: Gemini's OpenAPI-subset ``Schema``) and
 :func:`gemini_json_schema` (``parametersJsonSchema``: JSON Schema with Google's published
@@ -19,12 +19,12 @@ Rules for ``parameters``, each seen in Gemini's 400 errors (evidence in public i
   OBJECT type", also for nested objects: browser-use #3786); a nested ``{"type": "object"}``
   without the key is accepted (vercel/ai #11319); ``required`` names only defined properties;
 - ``format`` only as the Schema reference lists it: ``enum``/``date-time`` for strings,
-  ``int32``/``int64`` for integers, ``float``/``double`` for numbers. protocols.md 3.2 marks
-  other string formats as unconfirmed; decided from the reference's wording (quoted in
+  ``int32``/``int64`` for integers, ``float``/``double`` for numbers. Whether Gemini
+  takes other string formats is unconfirmed; decided from the reference's wording (quoted in
   CherryHQ/cherry-studio #4153): other formats become a note.
 
 Known limit of ``parametersJsonSchema``: Gemini unrolls cyclic refs only a few levels, so a
-recursive type reached only through required fields may be refused there (protocols.md 3.2b);
+recursive type reached only through required fields may be refused there;
 ``parameters`` cuts recursion itself and has no such limit.
 """
 
@@ -46,8 +46,8 @@ _SCHEMA_KEYS = {
     "default", "example",
 }  # fmt: skip
 # Google's published keyword list for parametersJsonSchema. Whether other keywords (default,
-# pattern, const...) are ignored or refused there is unconfirmed (protocols.md 3.2b): they
-# are moved into the description, as protocols.md recommends.
+# pattern, const...) are ignored or refused there is unconfirmed, so they are moved into
+# the description to be safe.
 _JSON_KEYS = {
     "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum",
     "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",
@@ -69,7 +69,7 @@ _ANY: list[Schema] = [
 
 
 def gemini_schema(parameters: Schema) -> Schema:
-    """Convert a canonical schema to Gemini's OpenAPI-subset ``Schema`` (protocols.md 3.2a)."""
+    """Convert a canonical schema to Gemini's OpenAPI-subset ``Schema``."""
     return _gemini(inline_refs(parameters, parameters))
 
 
@@ -198,7 +198,7 @@ def _kind_of(value: Any) -> str:
 
 
 def gemini_json_schema(parameters: Schema) -> Schema:
-    """Gemini ``parametersJsonSchema`` (protocols.md 3.2b): the canonical schema keeping only
+    """Gemini ``parametersJsonSchema``: the canonical schema keeping only
     Google's listed keywords (the rest become notes), ``enum`` with strings and numbers only,
     and a ``$ref`` that has siblings (not allowed there) wrapped into a one-arm ``anyOf``."""
     cleaned: Schema = _json_clean(parameters)

@@ -1,4 +1,4 @@
-"""OpenAI strict mode's size limits, checked before a schema is sent strict (protocols.md 1.2).
+"""OpenAI strict mode's size limits, checked before a schema is sent strict.
 
 This module owns :func:`check_limits`. The limits: at most 5000 object properties in all, 10
 levels of nesting, 120,000 characters of property names, definition names and enum values

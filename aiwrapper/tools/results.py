@@ -1,4 +1,4 @@
-"""How a tool's return value is written for the model (DESIGN.md "Results for the model").
+"""How a tool's return value is written for the model.
 
 This module owns :func:`serialize_result`: a ``str`` is sent as it is; anything else becomes
 compact JSON, with dataclasses, NamedTuples (as objects), mappings (keys written as JSON

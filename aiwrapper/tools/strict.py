@@ -1,4 +1,4 @@
-"""The OpenAI strict-mode post-pass over a canonical schema (protocols.md 1.2).
+"""The OpenAI strict-mode post-pass over a canonical schema.
 
 This module owns :func:`make_strict`: every object closed, every property required, optional
 properties made nullable, defaults and examples dropped, ``$ref`` nodes with sibling keys

@@ -5,7 +5,7 @@ while it checks a value: where errors and coercions are collected, how JSON poin
 built, how keyword constraints (bounds, lengths, pattern) are checked, and the entry point
 :func:`validate_arguments`. The safe coercions themselves live with the node that applies them.
 
-The coercion list is exhaustive (DESIGN.md "Validation", "Validation edge cases"):
+The coercion list is exhaustive:
 
 - to an integer: an integral float (``3.0``) or a numeric string of integral value (``"42"``,
   ``"3.0"``); never ``"3.5"``, ``3.5`` or a boolean;
@@ -15,7 +15,7 @@ The coercion list is exhaustive (DESIGN.md "Validation", "Validation edge cases"
 - to an array: a single value (not ``null``), wrapped;
 - to a string Enum (and a JSON Schema ``enum``): a unique case-insensitive match.
 
-One more rule is not a coercion of a value but follows OpenAI strict mode (protocols.md 1.2):
+One more rule is not a coercion of a value but follows OpenAI strict mode:
 there every property is required and an optional one is sent as nullable, so a model that
 means "leave it out" sends ``null``. A ``null`` for an optional field whose own type does not
 accept ``null`` therefore means "omitted": the key is dropped and the function's default

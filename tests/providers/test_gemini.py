@@ -357,7 +357,7 @@ def test_non_json_error_body_falls_back_to_http_status_and_text() -> None:
 
 # --- rendered schemas of real tools ------------------------------------------------------
 
-# protocols.md 3.2a: the keys a Gemini ``Schema`` accepts; anything else fails the request.
+# The keys a Gemini ``Schema`` accepts; anything else fails the request.
 GEMINI_SCHEMA_KEYS = {
     "type", "format", "title", "description", "nullable", "enum", "items", "minItems",
     "maxItems", "properties", "required", "propertyOrdering", "minProperties",
@@ -448,7 +448,7 @@ def test_an_any_parameter_still_renders_a_gemini_type() -> None:
     assert schema_key_violations(tool(loose).schema_for("gemini")["parameters"]) == []
 
 
-# protocols.md 3.2b: Google's published keyword list for ``parametersJsonSchema``.
+# Google's published keyword list for ``parametersJsonSchema``.
 GEMINI_JSON_KEYS = {
     "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum",
     "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",

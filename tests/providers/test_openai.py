@@ -318,7 +318,8 @@ def test_openai_remaps_ids_it_would_reject() -> None:
     assert wire_call_id(OPENAI_PROFILE, "call_abc-DEF_1") == "call_abc-DEF_1"
     assert wire_call_id(OPENAI_PROFILE, "x" * 40) == "x" * 40
     assert wire_call_id(OPENAI_PROFILE, "x" * 41) == "call_w2LCGZi5CRZ7rRl13Il4iIzF"
-    # The portable rule (protocols.md 1.10) is every compatible server's default.
+    # At most 40 of [A-Za-z0-9_-] (OpenAI and Anthropic both accept it): every compatible
+    # server's default.
     assert wire_call_id(COMPATIBLE_PROFILE, gemini_id) == "call_QlPEdeQUeAQpPODwLw4dfqoi"
     verbatim = OpenAIProfile("custom", tool_call_id_style=None)
     assert wire_call_id(verbatim, gemini_id) == gemini_id

@@ -69,7 +69,7 @@ GEMINI_KEYS = {
 
 
 def gemini_violations(schema: Any, where: str = "parameters") -> list[str]:
-    """Every break of the Gemini ``Schema`` rules (protocols.md 3.2a) found in ``schema``."""
+    """Every break of the Gemini ``Schema`` rules found in ``schema``."""
     found = [f"{where}: unknown key {key!r}" for key in schema if key not in GEMINI_KEYS]
     if "type" not in schema and "anyOf" not in schema:
         found.append(f"{where}: no type")
@@ -96,7 +96,7 @@ STRICT_REFUSED = {"allOf", "not", "if", "then", "else", "dependentRequired", "de
 
 
 def strict_violations(schema: Any, where: str = "parameters") -> list[str]:
-    """Every break of OpenAI's strict-mode rules (protocols.md 1.2) found in ``schema``."""
+    """Every break of OpenAI's strict-mode rules found in ``schema``."""
     found = [f"{where}: {key!r} is not allowed" for key in schema if key in STRICT_REFUSED]
     if "$ref" in schema and len(schema) > 1:
         found.append(f"{where}: $ref with siblings")
