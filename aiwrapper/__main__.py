@@ -74,9 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def demo() -> int:
     """Two tools, streamed: the answer as it arrives, each call when ready and when done."""
-    lang = Lang.from_env()
-    if lang.provider == "offline":
-        print("No API key found: running on the offline model (set OPENAI_API_KEY to go live).")
+    lang = Lang.from_env()  # without a key it says so (a warning) and runs offline
     prompt = "What's the weather in Tokyo, and how much is 100 dollars in yen?"
     print(f"> {prompt}")
     result = lang.ask_sync(prompt, functions=[get_weather, convert_currency], on_event=Printer())

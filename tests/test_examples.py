@@ -52,7 +52,8 @@ def test_the_demo_runs_offline() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "running on the offline model" in done.stdout
+    assert "running on the offline model" in done.stderr  # from_env says so, once
+    assert done.stderr.count("offline model") == 1
     assert "→ get_weather(" in done.stdout
     assert "← convert_currency:" in done.stdout
     assert "[2 requests, 2 tool calls" in done.stdout
