@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+pytestmark = pytest.mark.benchmark
 
 EXPECTED_ROWS = (
     "openai text stream, Lang.ask",

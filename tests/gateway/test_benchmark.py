@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "gateway.py"
+
+pytestmark = pytest.mark.benchmark
 
 
 def test_the_quick_gateway_benchmark_relays_200_streams_correctly() -> None:

@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "early_start.py"
+
+pytestmark = pytest.mark.benchmark
 
 
 def test_the_early_start_benchmark_runs_and_reports_each_way() -> None:
