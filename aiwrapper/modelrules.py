@@ -28,7 +28,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EXAMPLES", "Rule", "claude_version", "rules_for"]
+__all__ = [
+    "EFFORTS",
+    "EXAMPLES",
+    "THINKING_BUDGETS",
+    "Rule",
+    "claude_version",
+    "rules_for",
+    "thinking_budget",
+    "thinking_effort",
+]
 
 Match = Callable[[str], bool]
 
@@ -38,6 +47,34 @@ _NEW_STYLE = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?"
 # "claude-3-7-sonnet-20250219", "claude-3-5-haiku-latest", "claude-3-opus-20240229".
 _OLD_STYLE = re.compile(r"claude-(\d)(?:-(\d))?-(opus|sonnet|haiku)")
 _GEMINI = re.compile(r"gemini-(\d+)")
+
+# The one thinking table of every provider: the token budget an effort stands for. The figures
+# are Google's mapping of reasoning_effort to thinkingBudget for Gemini 2.5 (its OpenAI-compatible
+# endpoint); every wire uses the same ones, so an effort and a budget mean the same thing on each
+# provider: "low" is 1,024 tokens (also Anthropic's floor for budget_tokens), "medium" 8,192 and
+# "high" 24,576. "minimal" (512, the highest floor of the 2.5 family, so valid on each 2.5 model)
+# exists only where the wire has that level (Gemini).
+THINKING_BUDGETS: Mapping[str, int] = types.MappingProxyType(
+    {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+)
+EFFORTS = ("low", "medium", "high")  # the efforts every provider takes
+
+
+def thinking_budget(effort: str) -> int:
+    """The token budget that ``effort`` stands for (``"medium"`` is 8,192)."""
+    return THINKING_BUDGETS[effort]
+
+
+def thinking_effort(budget: int) -> str:
+    """The effort a token budget stands for: the smallest whose budget covers it.
+
+    Each effort's own budget maps back to that effort (8,192 is ``"medium"``), 1,025 is
+    ``"medium"`` and anything above 8,192 is ``"high"``.
+    """
+    for effort in EFFORTS:
+        if budget <= THINKING_BUDGETS[effort]:
+            return effort
+    return EFFORTS[-1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,17 +21,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import errors
-from ..modelrules import rules_for
+from ..modelrules import EFFORTS, rules_for, thinking_budget, thinking_effort
 from .base import stop_sequences, tool_choice
 
 if TYPE_CHECKING:
     from ..options import LangOptions
 
 __all__ = [
-    "BUDGETS",
     "MIN_BUDGET",
     "ModelFamily",
-    "budget_to_effort",
     "check_thinking_turn",
     "encode_sampling",
     "encode_thinking",
@@ -63,9 +61,9 @@ class ModelFamily:
 # An id we cannot read: the most permissive shape, so the API itself decides.
 UNKNOWN = ModelFamily("adaptive")
 
-# Token budgets for an effort on budget-only models, and the headroom an adaptive request
-# gets on top of the default max_tokens (thinking tokens count toward max_tokens).
-BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576}
+# Token budgets for an effort on budget-only models, and the headroom an adaptive request gets
+# on top of the default max_tokens (thinking tokens count toward max_tokens), come from the
+# thinking table shared by every provider (``thinking_budget``; "low" is the API's floor).
 MIN_BUDGET = 1024  # the API's floor for budget_tokens
 
 
@@ -87,23 +85,15 @@ def family_for(model: str) -> ModelFamily:
     )
 
 
-def budget_to_effort(budget: int) -> str:
-    """The effort closest to a token budget, for models that no longer take budgets."""
-    if budget <= BUDGETS["low"]:
-        return "low"
-    if budget <= BUDGETS["medium"]:
-        return "medium"
-    return "high"
-
-
 def encode_thinking(
     value: object, family: ModelFamily, *, max_tokens: int | None = None
 ) -> tuple[dict[str, Any], int]:
     """The body fields for the ``thinking`` option, and the tokens to reserve for it.
 
     ``True`` is the model's default thinking (a medium budget on budget-only models), an int a
-    token budget (the nearest effort on adaptive-only models), an effort a budget from
-    ``BUDGETS`` or ``output_config.effort``. The reserve is added to a default ``max_tokens``.
+    token budget (the effort it stands for on adaptive-only models), an effort a budget from
+    the thinking table or ``output_config.effort``. The reserve is added to a default
+    ``max_tokens``.
     A budget this SDK picked (for ``True`` or an effort) is fitted into an explicit
     ``max_tokens``: at most half of it, so the answer keeps room (thinking tokens count toward
     ``max_tokens``); a budget the user gave is sent as given and checked by the caller.
@@ -112,7 +102,7 @@ def encode_thinking(
         return {}, 0  # omit the field: some models reject an explicit {"type": "disabled"}
     if value is True:
         effort = None if family.thinking != "budget" else "medium"
-    elif isinstance(value, str) and value in BUDGETS:
+    elif isinstance(value, str) and value in EFFORTS:
         effort = value
     elif isinstance(value, int) and not isinstance(value, bool):
         return _budget_thinking(value, family)
@@ -121,9 +111,9 @@ def encode_thinking(
             f"thinking must be True, a token budget or 'low'/'medium'/'high', not {value!r}"
         )
     if family.thinking == "budget":
-        budget = _fit(BUDGETS[effort or "medium"], max_tokens)
+        budget = _fit(thinking_budget(effort or "medium"), max_tokens)
         return _budget_fields(budget, family), budget
-    return _adaptive_fields(effort, family), BUDGETS[effort or "high"]
+    return _adaptive_fields(effort, family), thinking_budget(effort or "high")
 
 
 def _fit(budget: int, max_tokens: int | None) -> int:
@@ -143,7 +133,7 @@ def _budget_thinking(budget: int, family: ModelFamily) -> tuple[dict[str, Any], 
         raise errors.ConfigError(f"a thinking budget must be at least {MIN_BUDGET} tokens")
     if family.thinking == "adaptive_only":
         # Opus 4.7+ answers a budget with 400; the nearest effort keeps the user's intent.
-        return _adaptive_fields(budget_to_effort(budget), family), budget
+        return _adaptive_fields(thinking_effort(budget), family), budget
     return _budget_fields(budget, family), budget
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ProviderError
 from ..events import Event
-from ..modelrules import rules_for
+from ..modelrules import rules_for, thinking_budget
 from ..output import output_spec
 from .base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
 from .gemini_decode import GeminiStreamDecoder
@@ -46,10 +46,7 @@ _LEVELS = ("minimal", "low", "medium", "high")
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 # Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
 # thinking docs: "If you use the thinking_level parameter with a model earlier than Gemini 3,
-# the model returns an error"), so an effort becomes a budget there. The values are those of
-# Google's OpenAI-compatible endpoint for reasoning_effort; "minimal" is 512, the highest
-# floor of the 2.5 family (Flash-Lite), so it is valid on every 2.5 model.
-_LEGACY_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+# the model returns an error"), so an effort becomes a budget there, from the thinking table.
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +280,7 @@ def encode_thinking(value: object, *, legacy: bool = False) -> dict[str, Any] | 
     ``True`` asks for thought summaries with the model's default thinking; an int is a
     ``thinkingBudget`` (``-1`` dynamic; Gemini 3 still takes budgets); ``"minimal"``/
     ``"low"``/``"medium"``/``"high"`` is a ``thinkingLevel`` on Gemini 3 and a budget from
-    ``_LEGACY_BUDGETS`` on ``legacy`` (2.x) models. ``False`` or ``0`` sends
+    the thinking table (``thinking_budget``) on ``legacy`` (2.x) models. ``False`` or ``0`` sends
     ``thinkingBudget: 0``, Gemini's way to switch thinking off (models that cannot, such as
     2.5 Pro, answer 400: not silently changed here), without ``includeThoughts``.
 
@@ -300,7 +297,7 @@ def encode_thinking(value: object, *, legacy: bool = False) -> dict[str, Any] | 
         return {"includeThoughts": True, "thinkingBudget": value}
     if isinstance(value, str) and value.lower() in _LEVELS:
         if legacy:
-            return {"includeThoughts": True, "thinkingBudget": _LEGACY_BUDGETS[value.lower()]}
+            return {"includeThoughts": True, "thinkingBudget": thinking_budget(value.lower())}
         return {"includeThoughts": True, "thinkingLevel": value.upper()}
     raise ConfigError(
         f"thinking={value!r} is not valid for Gemini: use True, a token budget (int, -1 for "

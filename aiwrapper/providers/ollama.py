@@ -29,6 +29,7 @@ from ..events import (
     UsageEvent,
 )
 from ..messages import LangMessage, ThinkingPart, ToolCallPart
+from ..modelrules import thinking_effort
 from ..options import LangOptions
 from ..output import output_spec
 from ..result import FunctionCall
@@ -286,7 +287,7 @@ def _think_level(thinking: bool | int) -> str:
         )
     if thinking is True:
         return "medium"  # the model's own default level
-    return "low" if thinking < 2048 else "medium" if thinking < 8192 else "high"
+    return thinking_effort(thinking)
 
 
 def _encode_generation(options: LangOptions) -> dict[str, Any]:

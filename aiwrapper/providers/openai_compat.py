@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from .. import errors
 from ..events import Event, OpaquePartEvent, TextDelta, ThinkingDelta, UsageEvent
 from ..messages import LangMessage, ProviderState
+from ..modelrules import thinking_effort
 from .base import ToolChoice, error_class_for_status, tool_choice
 
 if TYPE_CHECKING:
@@ -185,19 +186,12 @@ def profile_for_base_url(base_url: str) -> OpenAIProfile:
     return COMPATIBLE_PROFILE
 
 
-# The effort an integer thinking budget maps to: the first bound the budget stays under.
-_EFFORT_BOUNDS = ((2048, "low"), (8192, "medium"))
-
-
 def _effort(thinking: ThinkingValue) -> str:
     if isinstance(thinking, str):
         return thinking
     if thinking is True:
         return "medium"
-    for bound, effort in _EFFORT_BOUNDS:
-        if thinking < bound:
-            return effort
-    return "high"
+    return thinking_effort(thinking)
 
 
 def thinking_fields(profile: OpenAIProfile, thinking: ThinkingValue | None) -> dict[str, Any]:

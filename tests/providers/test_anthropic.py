@@ -288,12 +288,21 @@ def test_temperature_and_top_p_together_only_where_the_model_takes_both(
         ),
         (
             "claude-opus-4-7",
-            2048,
+            1024,
             {
                 "thinking": {"type": "adaptive", "display": "summarized"},
                 "output_config": {"effort": "low"},
             },
         ),
+        (
+            "claude-opus-4-7",
+            8192,
+            {
+                "thinking": {"type": "adaptive", "display": "summarized"},
+                "output_config": {"effort": "medium"},
+            },
+        ),
+        ("claude-sonnet-4-5", "low", {"thinking": {"type": "enabled", "budget_tokens": 1024}}),
     ],
 )
 def test_thinking_mapping(model: str, thinking: Any, fields: dict[str, Any]) -> None:
@@ -354,7 +363,8 @@ def test_default_max_tokens_is_configurable() -> None:
     [
         (True, 4096, 2048),  # medium (8192) fitted to half of max_tokens
         ("high", 60000, 24576),  # fits as it is
-        ("low", 3000, 1500),
+        ("low", 3000, 1024),  # the thinking table's "low" (1024) fits as it is
+        ("medium", 3000, 1500),
         (True, 1500, 1024),  # never below the API's floor
     ],
 )

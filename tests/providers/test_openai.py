@@ -429,6 +429,7 @@ def test_gemini_compat_extra_content_is_replayed_on_its_call() -> None:
         ("low", "openai", {"reasoning_effort": "low"}),
         (1024, "openai", {"reasoning_effort": "low"}),
         (4096, "openai", {"reasoning_effort": "medium"}),
+        (8192, "openai", {"reasoning_effort": "medium"}),
         (20000, "openai", {"reasoning_effort": "high"}),
         (False, "openai", {}),
         (None, "openai", {}),
