@@ -97,7 +97,8 @@ class Assembler:
         handlers = self.handlers
         append = self._chunks.append  # one list for the assembler's life: cleared, not replaced
         for event in events:
-            # Inlined common case of ``_text``: more text for the open text part.
+            # The one fast path, for the common case (more text for the open text part):
+            # what ``_add_text`` would do, without its calls.
             if event.__class__ is TextDelta and not event.new_part:
                 part = self._open
                 if part.__class__ is TextPart and part.state is None:
@@ -106,11 +107,6 @@ class Assembler:
             handlers[type(event)](event)
 
     def _text(self, event: TextDelta) -> None:
-        part = self._open
-        # The common case, more text for the open text part, in as few steps as possible.
-        if type(part) is TextPart and not event.new_part and part.state is None:
-            self._chunks.append(event.text)
-            return
         self._add_text(TextPart, event.text, event.new_part)
 
     def _thinking(self, event: ThinkingDelta) -> None:

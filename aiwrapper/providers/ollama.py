@@ -409,10 +409,6 @@ class OllamaDecoder:
         if "error" in line and line["error"] is not None:
             raise _stream_error(line)
         message = line.get("message")
-        if message.__class__ is dict and not line.get("done"):
-            plain = self._plain_content(message)
-            if plain is not None:
-                return plain
         try:
             events = self._message(message or {})
             if line.get("done"):
@@ -426,20 +422,6 @@ class OllamaDecoder:
         if not self._done:
             raise errors.StreamError("the Ollama stream ended before its final 'done' line")
         return []
-
-    def _plain_content(self, message: dict[str, Any]) -> list[Event] | None:
-        """The events of a line that is one plain piece of content, else None.
-
-        Almost every line is one token of text: no thinking field, no calls, no ``<`` that
-        could open or close a ``<think>`` tag. Those skip the splitter's segment lists.
-        """
-        content = message.get("content")
-        if content.__class__ is not str or len(message) != 2 or "role" not in message:
-            return None  # more than role and content: thinking, calls or fields kept unread
-        if not content:
-            return []
-        think = self._think
-        return self._segment(think.thinking, content) if think.is_plain(content) else None
 
     def _message(self, message: Mapping[str, Any]) -> list[Event]:
         events: list[Event] = []

@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from .gemini import gemini_json_schema, gemini_schema
-from .notes import add_notes, constraint_note
+from .notes import add_notes
 from .strict import StrictError, make_strict
-from .walk import inline_refs, map_children, tuple_items, words
+from .walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
 
 __all__ = ["DIALECTS", "render"]
 
@@ -95,21 +95,20 @@ def ollama_schema(parameters: Schema) -> Schema:
 def _ollama(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
-    notes: list[str] = []
-    out: Schema = {}
-    for key, value in schema.items():
-        if key in _OLLAMA_KEYS:
-            out[key] = value
-        elif key == "oneOf":
-            out["anyOf"] = value
-        elif key == "const":
-            out["enum"] = [value]
-        elif key == "prefixItems":
-            notes.append("Items in order: " + ", ".join(words(s) for s in value) + ".")
-            out["items"] = tuple_items(value)
-        elif key == "additionalProperties":
-            if isinstance(value, dict):
-                notes.append(f"Any keys; each value: {words(value)}.")
-        elif key not in _QUIET:
-            notes.append(constraint_note(key, value))
+    out, notes = keep_or_note(schema, _OLLAMA_KEYS, _QUIET, _OLLAMA_REWRITES)
     return add_notes(map_children(out, _ollama), notes)
+
+
+def _one_of_as_any_of(value: Any, out: Schema, notes: list[str]) -> None:
+    out["anyOf"] = value
+
+
+def _const_as_enum(value: Any, out: Schema, notes: list[str]) -> None:
+    out["enum"] = [value]
+
+
+_OLLAMA_REWRITES: dict[str, Rewrite] = {
+    **SHAPE_REWRITES,
+    "oneOf": _one_of_as_any_of,
+    "const": _const_as_enum,
+}

@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from .notes import add_notes, constraint_note
-from .walk import inline_refs, map_children, tuple_items, words
+from .walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
 
 __all__ = ["gemini_json_schema", "gemini_schema"]
 
@@ -54,6 +54,7 @@ _JSON_KEYS = {
     "properties", "additionalProperties", "required", "propertyOrdering",
 }  # fmt: skip
 _QUIET = {"$schema", "$id", "$defs", "definitions", "$comment"}
+_JSON_QUIET = {*_QUIET, "examples"}
 _FORMATS: dict[Any, tuple[str, ...]] = {
     "string": ("enum", "date-time"),
     "integer": ("int32", "int64"),
@@ -117,23 +118,19 @@ def _typed_part(rest: Schema) -> Schema:
     return {k: v for k, v in rest.items() if k not in skip}
 
 
+def _first_example(value: Any, out: Schema, notes: list[str]) -> None:
+    if isinstance(value, list) and value:
+        out["example"] = value[0]  # the Schema object has one example, not a list
+    else:
+        notes.append(constraint_note("examples", value))
+
+
+_GEMINI_REWRITES: dict[str, Rewrite] = {**SHAPE_REWRITES, "examples": _first_example}
+
+
 def _gemini_node(schema: Schema) -> Schema:
     schema = _gemini_values(dict(schema))
-    notes: list[str] = []
-    out: Schema = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_KEYS:
-            out[key] = value
-        elif key == "examples" and isinstance(value, list) and value:
-            out["example"] = value[0]
-        elif key == "additionalProperties":
-            if isinstance(value, dict):
-                notes.append(f"Any keys; each value: {words(value)}.")
-        elif key == "prefixItems":
-            notes.append("Items in order: " + ", ".join(words(s) for s in value) + ".")
-            out["items"] = tuple_items(value)
-        elif key not in _QUIET:
-            notes.append(constraint_note(key, value))
+    out, notes = keep_or_note(schema, _SCHEMA_KEYS, _QUIET, _GEMINI_REWRITES)
     if "format" in out and out["format"] not in _FORMATS.get(out.get("type"), ()):
         notes.append(constraint_note("format", out.pop("format")))
     _gemini_children(out)
@@ -209,13 +206,7 @@ def _json_clean(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
     schema = _json_values(dict(schema))
-    notes: list[str] = []
-    out: Schema = {}
-    for key, value in schema.items():
-        if key in _JSON_KEYS:
-            out[key] = value
-        elif key not in _QUIET and key != "examples":
-            notes.append(constraint_note(key, value))
+    out, notes = keep_or_note(schema, _JSON_KEYS, _JSON_QUIET, {})
     add_notes(out, notes)
     if "$ref" in out and len(out) > 1:
         out = {"anyOf": [{"$ref": out.pop("$ref")}], **out}

@@ -8,14 +8,26 @@ is left to :mod:`aiwrapper.tools.dialects` and :mod:`aiwrapper.tools.gemini`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from .notes import add_notes
+from .notes import add_notes, constraint_note
 
-__all__ = ["RECURSION_LIMIT", "inline_refs", "map_children", "tuple_items", "words"]
+__all__ = [
+    "RECURSION_LIMIT",
+    "SHAPE_REWRITES",
+    "Rewrite",
+    "inline_refs",
+    "keep_or_note",
+    "map_children",
+    "tuple_items",
+    "words",
+]
 
 Schema = dict[str, Any]
+# How a dialect carries one keyword it does not keep as it is: it may add keys to the reduced
+# node and notes for the description.
+Rewrite = Callable[[Any, Schema, list[str]], None]
 RECURSION_LIMIT = 2  # how many times a recursive type is inlined before it is cut off
 
 
@@ -84,3 +96,43 @@ def words(schema: Any) -> str:
     if isinstance(kind, list):
         return " or ".join(kind)
     return str(kind or schema.get("title") or "a value matching its schema")
+
+
+def _note_item_order(value: Any, out: Schema, notes: list[str]) -> None:
+    notes.append("Items in order: " + ", ".join(words(s) for s in value) + ".")
+    out["items"] = tuple_items(value)
+
+
+def _note_value_schema(value: Any, out: Schema, notes: list[str]) -> None:
+    if isinstance(value, dict):  # ``true``/``false`` say nothing a model needs to read
+        notes.append(f"Any keys; each value: {words(value)}.")
+
+
+# Keywords no reduced dialect keeps whose meaning a note can still carry.
+SHAPE_REWRITES: Mapping[str, Rewrite] = {
+    "prefixItems": _note_item_order,
+    "additionalProperties": _note_value_schema,
+}
+
+
+def keep_or_note(
+    schema: Mapping[str, Any],
+    keep: Collection[str],
+    quiet: Collection[str],
+    rewrites: Mapping[str, Rewrite] = SHAPE_REWRITES,
+) -> tuple[Schema, list[str]]:
+    """One node reduced to the keys a dialect ``keep``s, and notes for the rest.
+
+    A key in ``rewrites`` is carried its own way, a ``quiet`` key is dropped without a word
+    (identifiers, comments), any other becomes a sentence for the description, in key order.
+    """
+    notes: list[str] = []
+    out: Schema = {}
+    for key, value in schema.items():
+        if key in keep:
+            out[key] = value
+        elif key in rewrites:
+            rewrites[key](value, out, notes)
+        elif key not in quiet:
+            notes.append(constraint_note(key, value))
+    return out, notes
