@@ -38,8 +38,8 @@ from anyio import sleep
 
 from . import errors
 from .bodies import BodyChunks, read_body, read_error_body
+from .httpcall import HttpCall, retry_after_seconds
 from .logs import log_attempt
-from .providers.base import HttpCall, retry_after_seconds
 from .sizelimits import SizeLimits
 
 __all__ = ["HttpTransport", "OnError", "retry_delay"]

@@ -9,16 +9,14 @@ offline models implement ``Model`` directly, without HTTP.
 
 from __future__ import annotations
 
-import datetime
 import json
-import math
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .. import errors
 from ..events import Event
+from ..httpcall import HttpCall, retry_after_seconds
 from ..messages import ImagePart, LangMessage
 
 if TYPE_CHECKING:
@@ -42,18 +40,6 @@ __all__ = [
     "retry_after_seconds",
     "tool_choice",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class HttpCall:
-    """One HTTP request, ready to send: ``POST url`` with ``headers`` and a JSON ``body``."""
-
-    url: str
-    headers: dict[str, str] = field(repr=False)  # they hold the API key
-    body: dict[str, Any]
-    stream: bool
-    provider: str = ""  # for log lines; the model sets both before sending
-    model: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,43 +133,6 @@ def error_class_for_status(status: int) -> type[errors.ProviderError]:
     if status >= 400:
         return errors.BadRequestError
     return errors.ProviderError
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
-
-    A header that does not parse (or is not a finite, non-negative number) is ignored, so an
-    unreadable ``retry-after-ms`` still lets ``retry-after`` speak.
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    millis = _seconds(lowered.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    seconds = _seconds(value)
-    return seconds if seconds is not None else _until_http_date(value)
-
-
-def _seconds(value: str | None) -> float | None:
-    try:
-        number = float(value) if value is not None else None
-    except ValueError:
-        return None
-    return number if number is not None and math.isfinite(number) and number >= 0 else None
-
-
-def _until_http_date(value: str) -> float | None:
-    import email.utils  # only for the rare HTTP-date form; keeps import time down
-
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (ValueError, TypeError):
-        return None
-    if when.tzinfo is None:  # RFC 9110 dates are GMT; a zone-less one is read as UTC too
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, when.timestamp() - time.time())
 
 
 def parse_json_body(body: bytes) -> Any:
