@@ -20,6 +20,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -35,6 +37,7 @@ class _Job:
 
     future: concurrent.futures.Future[Any] | None = None
     task: asyncio.Task[Any] | None = None
+    scope: anyio.CancelScope | None = None  # when set, cancels the job instead of the task
     started: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
 
@@ -50,8 +53,11 @@ class _Job:
             self.future.cancel()
         task = self.task
         if task is not None and not task.done():
+            # anyio's own cancellation when the job has a scope: a native ``task.cancel()``
+            # reaching anyio task groups did not always reach the tools running inside them.
+            cancel = task.cancel if self.scope is None else self.scope.cancel
             with contextlib.suppress(RuntimeError):  # the loop closed: nothing left to cancel
-                task.get_loop().call_soon_threadsafe(task.cancel)
+                task.get_loop().call_soon_threadsafe(cancel)
         if self.started.is_set():
             self.finished.wait(_CANCEL_GRACE)
 
@@ -88,9 +94,10 @@ class LoopThread:
         items: queue.Queue[tuple[bool, Any]] = queue.Queue()
 
         async def pump() -> None:
-            async with source as iterator:
-                async for item in iterator:
-                    items.put((True, item))
+            with anyio.CancelScope() as job.scope:
+                async with source as iterator:
+                    async for item in iterator:
+                        items.put((True, item))
 
         job = _Job()
         try:
@@ -122,8 +129,8 @@ class LoopThread:
             self._jobs.discard(job)
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        # The sync facade needs a loop in a thread (see CONVENTIONS); imported on first use
-        # because asyncio is a large import that async users of the package never need here.
+        # The package imports asyncio only here, where the sync facade needs a loop in a
+        # thread; on first use, since async users of the package never need this import.
         import asyncio
 
         if self._loop is None:
