@@ -29,6 +29,7 @@ from .frontend import (
     bad_request,
     check_number,
     check_type,
+    read_route,
     read_tools,
 )
 
@@ -56,11 +57,7 @@ class AnthropicMessages:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
-        if not isinstance(body, dict):
-            raise bad_request("the body must be a JSON object", None)
-        route = check_type(body, "model", str)
-        if not route:
-            raise bad_request("'model' is required", "model")
+        route = read_route(body)
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = _messages(body.get("messages"))

@@ -170,6 +170,16 @@ class Frontend(Protocol):
         ...
 
 
+def read_route(body: Any) -> str:
+    """The route a request body names in ``model``; a 400 when the body cannot have one."""
+    if not isinstance(body, dict):
+        raise bad_request("the body must be a JSON object", None)
+    route = check_type(body, "model", str)
+    if not route:
+        raise bad_request("'model' is required", "model")
+    return str(route)
+
+
 def check_type(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     """``body[key]`` when absent or of ``kind``; otherwise a 400 naming ``key``."""
     value = body.get(key)

@@ -24,6 +24,7 @@ from .frontend import (
     bad_request,
     check_number,
     check_type,
+    read_route,
     read_tools,
 )
 from .openai_stream import (
@@ -60,11 +61,7 @@ class OpenAIChat:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
-        if not isinstance(body, dict):
-            raise bad_request("the body must be a JSON object", None)
-        route = check_type(body, "model", str)
-        if not route:
-            raise bad_request("'model' is required", "model")
+        route = read_route(body)
         if check_number(body, "n", integer=True) not in (None, 1):
             raise bad_request("only n=1 is supported", "n")
         _refuse_response_format(body)
