@@ -111,7 +111,7 @@ def native_output(provider: str, model: str, schema: Schema, *, has_tools: bool)
     if has_tools and rules_for(provider, model).get("output_with_tools") is False:
         return False
     if provider in _NATIVE_WHEN_KNOWN:
-        from .providers.anthropic_output import output_schema_supported
+        from .providers.anthropic._output import output_schema_supported
 
         known = info is not None and info.structured_output is True
         return known and output_schema_supported(schema)

@@ -1,6 +1,6 @@
 """The Anthropic Messages front-end: ``POST /v1/messages``, streamed or not.
 
-The reverse of ``providers/anthropic.py``: a client's request is read into the neutral
+The reverse of ``providers/anthropic``: a client's request is read into the neutral
 conversation (content blocks through ``message_dicts``, the reader ``chat`` uses; ``system``,
 ``tools`` and ``tool_choice`` here) and the outcome written back as a ``message`` body or the
 full event sequence (``message_start``, blocks with their deltas, ``message_delta`` with the

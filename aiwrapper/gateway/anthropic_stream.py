@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ..messages import OpaquePart, Part, ThinkingPart
 from ..providers.anthropic import wire_id
-from ..providers.anthropic_decode import _STOP_REASONS
+from ..providers.anthropic._decode import _STOP_REASONS
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText

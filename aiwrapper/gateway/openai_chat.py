@@ -1,6 +1,6 @@
 """The OpenAI Chat Completions front-end: ``POST /v1/chat/completions``, streamed or not.
 
-The reverse of ``providers/openai.py``: a client's request body is read into the neutral
+The reverse of ``providers/openai``: a client's request body is read into the neutral
 conversation (messages through ``message_dicts``, the same reader ``chat`` uses) and run
 options; the outcome is written back as a ``chat.completion`` body or ``chat.completion.chunk``
 events ending in ``data: [DONE]``. Reasoning travels as ``reasoning_content``; signed thinking

@@ -17,7 +17,7 @@ from aiwrapper.messages import (
 )
 from aiwrapper.options import merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
-from aiwrapper.providers.anthropic_models import family_for
+from aiwrapper.providers.anthropic._models import family_for
 from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.result import FunctionCall
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper.providers.anthropic_output import output_format, output_schema_supported
+from aiwrapper.providers.anthropic._output import output_format, output_schema_supported
 
 
 def obj(**properties: Any) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from aiwrapper.messages import (
 from aiwrapper.options import merge_options
 from aiwrapper.providers.base import Provider, ProviderRequest
 from aiwrapper.providers.ollama import OllamaProvider, default_base_url
-from aiwrapper.providers.ollama_content import calls_from_text
+from aiwrapper.providers.ollama._content import calls_from_text
 from aiwrapper.result import FunctionCall
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "ollama"

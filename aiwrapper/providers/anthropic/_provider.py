@@ -2,7 +2,7 @@
 
 This module owns the translation both ways: ``encode`` turns a ``ProviderRequest`` into the
 Messages request (top-level ``system``, content-block messages, tools, ``tool_choice``, thinking
-per model generation from ``anthropic_models``), the stream decoder turns SSE events into neutral
+per model generation from ``_models``), the stream decoder turns SSE events into neutral
 events, and ``error`` maps error responses. Thinking blocks, signatures, redacted thinking and
 server-tool blocks ride on the assistant message as ``ProviderState`` and are replayed verbatim
 and in order, because the API rejects a tool loop whose thinking blocks were altered. Sending,
@@ -31,9 +31,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from .. import errors
-from ..events import Event
-from ..messages import (
+from ... import errors
+from ...events import Event
+from ...messages import (
     ImagePart,
     LangMessage,
     OpaquePart,
@@ -43,19 +43,10 @@ from ..messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from ..models import model_info
-from ..options import LangOptions
-from ..output import output_spec
-from .anthropic_decode import NAME, AnthropicStreamDecoder
-from .anthropic_models import (
-    check_thinking_turn,
-    encode_sampling,
-    encode_thinking,
-    encode_tool_choice,
-    family_for,
-)
-from .anthropic_output import output_format
-from .base import (
+from ...models import model_info
+from ...options import LangOptions
+from ...output import output_spec
+from ..base import (
     HttpCall,
     ProviderRequest,
     error_class_for_status,
@@ -63,6 +54,15 @@ from .base import (
     merge_extra_body,
     parse_json_body,
 )
+from ._decode import NAME, AnthropicStreamDecoder
+from ._models import (
+    check_thinking_turn,
+    encode_sampling,
+    encode_thinking,
+    encode_tool_choice,
+    family_for,
+)
+from ._output import output_format
 
 __all__ = ["AnthropicProvider", "AnthropicStreamDecoder", "wire_id"]
 

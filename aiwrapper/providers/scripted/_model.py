@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Union
 
-from ..errors import ConfigError
-from ..events import (
+from ...errors import ConfigError
+from ...events import (
     Event,
     FinishEvent,
     TextDelta,
@@ -25,12 +25,12 @@ from ..events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..messages import LangMessage, LangMessages, ToolCallPart
-from ..options import LangOptions
-from ..output import output_spec
-from ..tools import Tool, sample_arguments
-from ..tools.guess import arguments_from_prompt
-from .base import EventSink, ProviderRequest
+from ...messages import LangMessage, LangMessages, ToolCallPart
+from ...options import LangOptions
+from ...output import output_spec
+from ...tools import Tool, sample_arguments
+from ...tools.guess import arguments_from_prompt
+from ..base import EventSink, ProviderRequest
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
 

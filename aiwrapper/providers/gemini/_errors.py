@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import errors
-from .base import error_class_for_status, make_error, parse_json_body
+from ... import errors
+from ..base import error_class_for_status, make_error, parse_json_body
 
 __all__ = ["error_class", "error_from_response", "error_in_stream", "retry_delay"]
 

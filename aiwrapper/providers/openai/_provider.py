@@ -3,7 +3,7 @@
 This module owns the translation both ways: requests with ``tools``,
 ``tool_choice`` and replayed tool-call turns; the streamed ``chat.completion.chunk`` events and
 the whole ``chat.completion`` body, decoded into neutral events; and error bodies mapped to the
-exception tree. Server differences are data in ``openai_compat.OpenAIProfile``; HTTP, retries
+exception tree. Server differences are data in ``_compat.OpenAIProfile``; HTTP, retries
 and SSE framing belong to the transport.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import errors, jsonscan
-from ..events import (
+from ... import errors, jsonscan
+from ...events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -25,9 +25,9 @@ from ..events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ..messages import LangMessage, ProviderState, TextPart, ThinkingPart, ToolCallPart
-from ..output import OutputSpec, output_spec
-from .base import (
+from ...messages import LangMessage, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from ...output import OutputSpec, output_spec
+from ..base import (
     HttpCall,
     ProviderRequest,
     ToolChoice,
@@ -37,7 +37,7 @@ from .base import (
     parse_json_body,
     result_text,
 )
-from .openai_compat import (
+from ._compat import (
     COMPATIBLE_PROFILE,
     DEFAULT_BASE_URL,
     OPENAI_ENV_VAR,
@@ -60,8 +60,8 @@ from .openai_compat import (
 )
 
 if TYPE_CHECKING:
-    from ..options import LangOptions
-    from ..tools import Tool
+    from ...options import LangOptions
+    from ...tools import Tool
 
 # Profiles and presets live in openai_compat; they are re-exported here for the factories.
 __all__ = [
@@ -109,7 +109,7 @@ class OpenAIProvider:
     Args:
         api_key: Sent as ``Authorization: Bearer``; None for local servers without auth.
         base_url: Including the version (``https://api.openai.com/v1``).
-        profile: What the server accepts (see ``openai_compat.PRESETS``).
+        profile: What the server accepts (see ``_compat.PRESETS``).
         organization: Sent as ``OpenAI-Organization``.
         project: Sent as ``OpenAI-Project``.
     """

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from .. import errors
-from ..events import Event, OpaquePartEvent, TextDelta, ThinkingDelta, UsageEvent
-from ..messages import LangMessage, ProviderState
-from ..modelrules import thinking_effort
-from .base import ToolChoice, error_class_for_status, tool_choice
+from ... import errors
+from ...events import Event, OpaquePartEvent, TextDelta, ThinkingDelta, UsageEvent
+from ...messages import LangMessage, ProviderState
+from ...modelrules import thinking_effort
+from ..base import ToolChoice, error_class_for_status, tool_choice
 
 if TYPE_CHECKING:
-    from ..options import LangOptions
+    from ...options import LangOptions
 
 __all__ = [
     "COMPATIBLE_PROFILE",

@@ -2,7 +2,7 @@
 
 The decoder keys blocks by ``index``, turns text, thinking and ``input_json_delta`` fragments
 into neutral events, assigns signatures to the part they belong to, keeps blocks it does not
-interpret whole as opaque parts (rebuilt, never raising, by ``anthropic_blocks``), reads
+interpret whole as opaque parts (rebuilt, never raising, by ``_blocks``), reads
 cumulative usage from ``message_delta`` and raises the mapped error class for an ``error`` event
 inside a 200 stream. ``anthropic.py`` owns the request side and HTTP error bodies.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from .. import errors, jsonscan
-from ..events import (
+from ... import errors, jsonscan
+from ...events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -27,8 +27,8 @@ from ..events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..messages import ProviderState
-from .anthropic_blocks import Block, finish_opaque, fold_opaque, unreadable_block
+from ...messages import ProviderState
+from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
 
 __all__ = ["NAME", "AnthropicStreamDecoder"]
 

@@ -8,7 +8,7 @@ object is reported in the event's ``problem``). A ``thoughtSignature``, and any 
 part the SDK does not know, stays on the part it arrived with (``PartStateEvent``). Usage is
 cumulative (the last chunk wins, and an event goes out only when it changed); the finish reason
 is remembered and emitted by ``close()``, because Gemini has no end marker and may still send
-usage after it. Error mapping lives in ``gemini_errors.py``.
+usage after it. Error mapping lives in ``_errors.py``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import jsonscan
-from ..errors import BadRequestError, StreamError
-from ..events import (
+from ... import jsonscan
+from ...errors import BadRequestError, StreamError
+from ...events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -31,9 +31,9 @@ from ..events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..messages import ProviderState
-from .gemini_encode import PROVIDER
-from .gemini_errors import error_in_stream
+from ...messages import ProviderState
+from ._encode import PROVIDER
+from ._errors import error_in_stream
 
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.walk import map_children
+from ...tools.walk import map_children
 
 __all__ = ["output_format", "output_schema_supported"]
 

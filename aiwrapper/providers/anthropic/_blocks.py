@@ -1,6 +1,6 @@
 """The content blocks of an Anthropic stream while they are open, and the ones kept whole.
 
-``anthropic_decode.py`` keys a ``Block`` by its ``index`` and turns the blocks it interprets
+``_decode.py`` keys a ``Block`` by its ``index`` and turns the blocks it interprets
 (text, thinking, tool_use) into neutral events itself. Every other block (redacted thinking,
 server-tool blocks such as ``server_tool_use`` or ``web_search_tool_result``, and types newer
 than this SDK) is rebuilt here from its start event and deltas, to be replayed verbatim. The

@@ -2,8 +2,8 @@
 
 Owns the endpoint (URL per API, model and streaming mode), authentication headers, the request
 body's options (tools, ``toolConfig``, ``generationConfig`` with ``thinkingConfig``, per model
-generation), and the ``Provider`` interface over three helpers: ``gemini_encode`` encodes the
-conversation, ``gemini_decode`` turns answers into neutral events, ``gemini_errors`` maps
+generation), and the ``Provider`` interface over three helpers: ``_encode`` encodes the
+conversation, ``_decode`` turns answers into neutral events, ``_errors`` maps
 Google's error bodies. No I/O here: sending and SSE framing belong to ``http.py`` and
 ``framing.py``.
 
@@ -18,17 +18,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ConfigError, ProviderError
-from ..events import Event
-from ..modelrules import rules_for, thinking_budget
-from ..output import output_spec
-from .base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
-from .gemini_decode import GeminiStreamDecoder
-from .gemini_encode import PROVIDER, encode_contents, encode_system
-from .gemini_errors import error_from_response
+from ...errors import ConfigError, ProviderError
+from ...events import Event
+from ...modelrules import rules_for, thinking_budget
+from ...output import output_spec
+from ..base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
+from ._decode import GeminiStreamDecoder
+from ._encode import PROVIDER, encode_contents, encode_system
+from ._errors import error_from_response
 
 if TYPE_CHECKING:
-    from ..options import LangOptions
+    from ...options import LangOptions
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -123,7 +123,7 @@ class GeminiProvider:
         return f"GeminiProvider({where}, schema_dialect={self.schema_dialect!r})"
 
     def encode(self, request: ProviderRequest) -> HttpCall:
-        """The HTTP request for one round (see ``gemini_encode.encode_body`` for the body)."""
+        """The HTTP request for one round (see ``encode_body`` for the body)."""
         method = "streamGenerateContent?alt=sse" if request.stream else "generateContent"
         headers = self._headers()
         headers.update(request.options.extra_headers or {})
@@ -190,7 +190,7 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     Raises:
         ConfigError: An option Gemini cannot honour (see ``encode_tool_config``,
             ``encode_thinking``, and ``parallel_tool_calls=False``), or a conversation it
-            would reject (see ``gemini_encode.encode_contents``).
+            would reject (see ``_encode.encode_contents``).
     """
     options = request.options
     _check_parallel(options)

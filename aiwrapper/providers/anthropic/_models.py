@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import errors
-from ..modelrules import EFFORTS, rules_for, thinking_budget, thinking_effort
-from .base import stop_sequences, tool_choice
+from ... import errors
+from ...modelrules import EFFORTS, rules_for, thinking_budget, thinking_effort
+from ..base import stop_sequences, tool_choice
 
 if TYPE_CHECKING:
-    from ..options import LangOptions
+    from ...options import LangOptions
 
 __all__ = [
     "MIN_BUDGET",

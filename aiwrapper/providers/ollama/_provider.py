@@ -16,8 +16,8 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from .. import errors, jsonscan
-from ..events import (
+from ... import errors, jsonscan
+from ...events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -28,13 +28,13 @@ from ..events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..messages import LangMessage, ThinkingPart, ToolCallPart
-from ..modelrules import thinking_effort
-from ..options import LangOptions
-from ..output import output_spec
-from ..result import FunctionCall
-from ..tools.walk import inline_refs
-from .base import (
+from ...messages import LangMessage, ThinkingPart, ToolCallPart
+from ...modelrules import thinking_effort
+from ...options import LangOptions
+from ...output import output_spec
+from ...result import FunctionCall
+from ...tools.walk import inline_refs
+from ..base import (
     HttpCall,
     ProviderRequest,
     error_class_for_status,
@@ -46,7 +46,7 @@ from .base import (
     stop_sequences,
     tool_choice,
 )
-from .ollama_content import TextGate, ThinkSplitter, UnreadFields, calls_from_text, unread_fields
+from ._content import TextGate, ThinkSplitter, UnreadFields, calls_from_text, unread_fields
 
 __all__ = ["DEFAULT_BASE_URL", "OllamaDecoder", "OllamaProvider", "default_base_url"]
 
