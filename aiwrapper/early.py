@@ -20,11 +20,11 @@ from contextlib import asynccontextmanager
 import anyio
 from anyio.abc import TaskGroup
 
+from ._contract import EventSink
 from .assembler import Assembler
 from .events import Event, ToolCallEnd, ToolCallStart
 from .execution import CallExecutor
 from .options import LangOptions
-from .providers.base import EventSink
 from .result import FunctionCall
 
 __all__ = ["EarlyStart", "early_start"]

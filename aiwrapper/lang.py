@@ -30,7 +30,7 @@ from .tools.sources import ToolSource
 from .watch import chain
 
 if TYPE_CHECKING:
-    from .providers.base import Model
+    from ._contract import Model
     from .providers.scripted import ScriptedRequest
 
 __all__ = ["Lang"]

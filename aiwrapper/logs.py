@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Mapping
 
-from .providers.base import HttpCall
+from .httpcall import HttpCall
 from .result import FunctionCall
 
 __all__ = ["http_log", "log_attempt", "log_tool_call", "log_tool_exception", "root_log"]

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import anyio
 
+from ._contract import EventSink, Model, ProviderRequest, tool_choice
 from .assembler import Assembler
 from .cancellation import ended_by
 from .capabilities import check_options, request_cost
@@ -25,7 +26,6 @@ from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
 from .models import model_info
 from .options import LangOptions
-from .providers.base import EventSink, Model, ProviderRequest, tool_choice
 from .result import FunctionCall, LangResult
 from .structured import OutputPlan
 from .tools import Tool

@@ -1,27 +1,27 @@
-"""The provider interface, and the small helpers every provider module shares.
+"""The small helpers every provider module shares: error builders, result text, body merging.
 
-A provider is pure translation: ``encode`` a ``ProviderRequest`` into an ``HttpCall``,
-``decode_stream`` framed chunks (SSE events or NDJSON lines) into neutral events,
-``decode_response`` a whole body into the same events, and ``error`` an HTTP error into the
-matching exception. Sending, retrying and framing belong to ``http.py`` and ``framing.py``; the
-offline models implement ``Model`` directly, without HTTP.
+The provider interface itself (``ProviderRequest``, ``Provider``, ``Model``...) is the
+contract in ``aiwrapper._contract``; its names are imported here for the provider modules.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .. import errors
-from ..events import Event
+from .._contract import (
+    EventSink,
+    Model,
+    Provider,
+    ProviderRequest,
+    StreamDecoder,
+    ToolChoice,
+    tool_choice,
+)
 from ..httpcall import HttpCall, retry_after_seconds
 from ..messages import ImagePart, LangMessage
-
-if TYPE_CHECKING:
-    from ..options import LangOptions
-    from ..tools import Tool
 
 __all__ = [
     "EventSink",
@@ -40,76 +40,6 @@ __all__ = [
     "retry_after_seconds",
     "tool_choice",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderRequest:
-    """What the loop asks of a model for one round.
-
-    ``messages`` holds the whole conversation (a ``system_prompt`` option already stands first
-    as a system message); ``tools`` the declarations to send; ``options`` the merged options.
-    """
-
-    model: str
-    messages: Sequence[LangMessage]
-    tools: Sequence[Tool]
-    options: LangOptions
-    stream: bool
-
-
-class StreamDecoder(Protocol):
-    """A fresh decoder per response, turning framed chunks into events."""
-
-    def feed(self, event: str | None, data: str) -> list[Event]:
-        """Decode one SSE event (its ``event:`` name and joined ``data:``) or NDJSON line."""
-        ...
-
-    def close(self) -> list[Event]:
-        """The body ended; raise ``StreamError`` if the stream had not finished properly."""
-        ...
-
-
-class Provider(Protocol):
-    """A wire format: pure translation between neutral requests/events and HTTP."""
-
-    name: str
-    framing: Literal["sse", "ndjson"]
-
-    def encode(self, request: ProviderRequest) -> HttpCall:
-        """The HTTP request for one round."""
-        ...
-
-    def decode_stream(self) -> StreamDecoder:
-        """A fresh stream decoder."""
-        ...
-
-    def decode_response(self, body: Any) -> list[Event]:
-        """Events for a whole (non-streamed) JSON body."""
-        ...
-
-    def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
-        """The exception for an HTTP error response."""
-        ...
-
-
-# Receives the events of one received chunk, in order: one await per chunk, not per event,
-# keeps the streaming path cheap when a chunk carries many small deltas.
-EventSink = Callable[[list[Event]], Awaitable[None]]
-
-
-class Model(Protocol):
-    """Anything the loop can ask for a turn: an HTTP provider, or an offline model."""
-
-    name: str
-    model: str
-
-    async def send(self, request: ProviderRequest, sink: EventSink) -> None:
-        """Run one round, handing every event to ``sink`` in order, a batch per chunk."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        ...
 
 
 _STATUS_CLASSES: dict[int, type[errors.ProviderError]] = {
@@ -163,31 +93,6 @@ def make_error(
         request_id=lowered.get(request_id_header),
         retry_after=retry_after_seconds(lowered),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolChoice:
-    """The ``function_call`` option in one normal form: a mode, and a name when forced."""
-
-    mode: Literal["auto", "none", "required", "named"]
-    name: str | None = None
-
-
-def tool_choice(value: str | Mapping[str, str] | None) -> ToolChoice | None:
-    """Normalize ``function_call`` (``None`` means: not set, send nothing)."""
-    if value is None:
-        return None
-    if isinstance(value, Mapping):
-        function = value.get("function")
-        name = value.get("name") or (
-            function.get("name") if isinstance(function, Mapping) else None
-        )
-        if not name:
-            raise errors.ConfigError(f"function_call dict needs a 'name': {dict(value)!r}")
-        return ToolChoice("named", str(name))
-    if value in ("auto", "none", "required"):
-        return ToolChoice(value)  # type: ignore[arg-type]
-    return ToolChoice("named", value)
 
 
 def error_result_text(message: str, error_type: str | None) -> str:

@@ -14,11 +14,12 @@ from dataclasses import replace
 from typing import Any
 
 from .. import errors
+from .._contract import EventSink, Provider, ProviderRequest, StreamDecoder
 from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from ..http import HttpTransport
+from ..httpcall import HttpCall
 from ..sizelimits import SizeLimits
-from .base import EventSink, HttpCall, Provider, ProviderRequest, StreamDecoder
 
 __all__ = ["HttpModel"]
 
@@ -102,22 +103,16 @@ class HttpModel:
         except Exception as exc:
             raise self._undecodable(exc) from exc
 
-    def _tool_names(self, request: ProviderRequest) -> list[str]:
-        # With function_call="none" no tools are sent, so text must never become a call.
-        if request.options.function_call == "none":
-            return []
-        return [tool.name for tool in request.tools]
-
     def _decode_body(self, request: ProviderRequest, body: Any) -> list[Event]:
         if self._wants_tool_names:
             decode: Callable[..., list[Event]] = self.provider.decode_response
-            return decode(body, tool_names=self._tool_names(request))
+            return decode(body, tool_names=list(request.tool_names))
         return self.provider.decode_response(body)
 
     def _new_decoder(self, request: ProviderRequest) -> StreamDecoder:
         if self._wants_tool_names:
             make: Callable[..., StreamDecoder] = self.provider.decode_stream
-            return make(tool_names=self._tool_names(request))
+            return make(tool_names=list(request.tool_names))
         return self.provider.decode_stream()
 
     def _undecodable(self, exc: Exception) -> errors.StreamError:
