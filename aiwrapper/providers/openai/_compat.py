@@ -416,7 +416,8 @@ def stream_error(provider: str, error: Any) -> errors.AIWrapperError:
     status = code if isinstance(code, int) and not isinstance(code, bool) else 0
     words = " ".join(tags)
     cls: type[errors.ProviderError]
-    if "rate_limit" in words or "insufficient_quota" in words:
+    # too_many_requests: the Responses API's nested in-stream error for a rate limit.
+    if "rate_limit" in words or "too_many_requests" in words or "insufficient_quota" in words:
         cls = errors.RateLimitError
     elif "overloaded" in words:
         cls = errors.OverloadedError

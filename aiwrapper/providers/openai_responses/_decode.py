@@ -1,0 +1,296 @@
+"""Decoding Responses API answers: SSE events and whole ``response`` bodies, into neutral events.
+
+Every event names itself in its JSON ``type``; the SSE ``event:`` line is not read, since some
+proxies leave it out. Output items are keyed by ``item_id`` (or ``output_index``, which
+llama-server leaves out, as it does ``sequence_number``). Reasoning summary and raw reasoning
+deltas are thinking, ``output_text`` deltas are text, a ``function_call`` item starts a call
+whose argument deltas stream until its ``.done``. The finished output items, taken from
+``response.output_item.done`` (an item's ``encrypted_content`` is complete only there), are
+kept in their order as one opaque part, which ``_encode`` replays verbatim to the same provider
+and model. Usage and the final status come only with the terminal event; a stream that ends
+without one is a ``StreamError``. HTTP error bodies are the provider's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import errors, jsonscan
+from ...events import (
+    Event,
+    FinishEvent,
+    FinishReason,
+    ModelEvent,
+    OpaquePartEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from ...messages import ProviderState
+from ._errors import error_event, failed_response
+
+__all__ = ["ResponsesStreamDecoder", "usage_event"]
+
+_loads = jsonscan.loads
+_MALFORMED = (LookupError, TypeError, AttributeError, ValueError)
+_EMPTY: dict[str, Any] = {}
+_PART_BREAK = "\n\n"  # between two reasoning summary parts, as a blank line
+
+Key = str | int  # an output item's id, or its output_index when it has none
+
+
+class _Call:
+    """A streaming call: its stream index, and whether argument text arrived for it yet."""
+
+    __slots__ = ("index", "open", "streamed")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.streamed = False
+        self.open = True
+
+
+def usage_event(usage: dict[str, Any]) -> UsageEvent:
+    """The terminal response's ``usage`` (output tokens include reasoning tokens)."""
+    details_in = usage.get("input_tokens_details") or _EMPTY
+    details_out = usage.get("output_tokens_details") or _EMPTY
+    return UsageEvent(
+        input_tokens=usage.get("input_tokens"),
+        output_tokens=usage.get("output_tokens"),
+        cached_input_tokens=details_in.get("cached_tokens"),
+        cache_write_tokens=details_in.get("cache_write_tokens"),
+        reasoning_tokens=details_out.get("reasoning_tokens"),
+        raw=usage,
+    )
+
+
+class ResponsesStreamDecoder:
+    """Turns Responses API events into neutral events; one per response.
+
+    Args:
+        name: The provider name that errors and the kept output items carry.
+    """
+
+    __slots__ = (
+        "_calls",
+        "_done",
+        "_handlers",
+        "_items",
+        "_model",
+        "_name",
+        "_reasoning",
+        "_refused",
+    )
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._calls: dict[Key, _Call] = {}
+        self._items: dict[Key, dict[str, Any]] = {}  # finished items, in order of first sight
+        self._reasoning: tuple[Key, int] | None = None  # the thinking part being streamed
+        self._model: str | None = None
+        self._refused = False
+        self._done = False
+        self._handlers: dict[str, Callable[[dict[str, Any]], list[Event]]] = {
+            "response.output_text.delta": _text,
+            "response.reasoning_summary_text.delta": self._summary,
+            "response.reasoning_text.delta": self._raw_reasoning,
+            "response.function_call_arguments.delta": self._arguments,
+            "response.function_call_arguments.done": self._arguments_done,
+            "response.output_item.added": self._item_added,
+            "response.output_item.done": self._item_done,
+            "response.refusal.delta": self._refusal,
+            "response.created": self._response_model,
+            "response.in_progress": self._response_model,
+            "response.completed": self._terminal,
+            "response.incomplete": self._terminal,
+            "response.failed": self._terminal,
+            "error": self._error,
+        }
+
+    def feed(self, event: str | None, data: str) -> list[Event]:
+        """Decode one SSE ``data`` payload (``keepalive`` and unknown types add nothing)."""
+        if self._done or data == "[DONE]":
+            return []  # some compatible servers end with [DONE]; OpenAI never sends it
+        try:
+            payload = _loads(data)
+            handler = self._handlers.get(payload["type"])
+            return handler(payload) if handler is not None else []
+        except _MALFORMED as exc:
+            raise errors.StreamError(f"{self._name}: undecodable stream event {data:.200}") from exc
+
+    def close(self) -> list[Event]:
+        """The body ended; a stream without a terminal event was cut off."""
+        if not self._done:
+            raise errors.StreamError(
+                f"{self._name}: stream ended before response.completed, .incomplete or .failed"
+            )
+        return []
+
+    def whole(self, body: dict[str, Any]) -> list[Event]:
+        """Events for a whole (non-streamed) ``response`` body, as its stream would give."""
+        out = self._response_model({"response": body})
+        for item in body.get("output") or ():
+            out += self._whole_item(item)
+        return out + self._terminal({"response": body})
+
+    # -- deltas ---------------------------------------------------------------------------
+
+    def _summary(self, payload: dict[str, Any]) -> list[Event]:
+        return self._thinking(payload, payload.get("summary_index", 0))
+
+    def _raw_reasoning(self, payload: dict[str, Any]) -> list[Event]:
+        return self._thinking(payload, payload.get("content_index", 0))
+
+    def _thinking(self, payload: dict[str, Any], part: int) -> list[Event]:
+        delta = payload.get("delta")
+        if not delta:  # compatible gateways send "delta": null
+            return []
+        where = (_key(payload), part)
+        if where != self._reasoning:  # a new summary part: a blank line before it
+            first, self._reasoning = self._reasoning is None, where
+            if not first:
+                delta = _PART_BREAK + delta
+        return [ThinkingDelta(delta)]
+
+    def _refusal(self, payload: dict[str, Any]) -> list[Event]:
+        self._refused = True  # shown as text; the turn ends as content_filter
+        return _text(payload)
+
+    def _arguments(self, payload: dict[str, Any]) -> list[Event]:
+        call = self._calls.get(_key(payload))
+        delta = payload.get("delta")
+        if call is None or not call.open or not delta:
+            return []
+        call.streamed = True
+        return [ToolCallDelta(call.index, delta)]
+
+    def _arguments_done(self, payload: dict[str, Any]) -> list[Event]:
+        call = self._calls.get(_key(payload))
+        return [] if call is None else self._end_call(call, payload.get("arguments"))
+
+    # -- items ----------------------------------------------------------------------------
+
+    def _item_added(self, payload: dict[str, Any]) -> list[Event]:
+        item = payload["item"]
+        if item.get("type") != "function_call":
+            return []
+        return self._start_call(_item_key(payload, item), item)
+
+    def _item_done(self, payload: dict[str, Any]) -> list[Event]:
+        item = payload["item"]
+        key = _item_key(payload, item)
+        self._items[key] = item
+        if item.get("type") != "function_call":
+            return []
+        out = self._start_call(key, item) if key not in self._calls else []
+        return out + self._end_call(self._calls[key], item.get("arguments"))
+
+    def _whole_item(self, item: dict[str, Any]) -> list[Event]:
+        kind = item.get("type")
+        key = item.get("id") or len(self._items)
+        self._items[key] = item
+        if kind == "function_call":
+            return self._start_call(key, item) + self._end_call(self._calls[key], None)
+        if kind == "reasoning":
+            texts = [p.get("text") for p in [*item.get("summary", ()), *item.get("content", ())]]
+            thinking = _PART_BREAK.join(t for t in texts if t)
+            return [ThinkingDelta(thinking, new_part=True)] if thinking else []
+        if kind != "message":
+            return []
+        out: list[Event] = []
+        for part in item.get("content") or ():
+            if part.get("type") == "refusal":
+                self._refused = True
+            text = part.get("text") or part.get("refusal")
+            if text:
+                out.append(TextDelta(text))
+        return out
+
+    def _start_call(self, key: Key, item: dict[str, Any]) -> list[Event]:
+        if key in self._calls:
+            return []
+        call = self._calls[key] = _Call(len(self._calls))
+        out: list[Event] = [ToolCallStart(call.index, item.get("call_id"), item.get("name") or "")]
+        arguments = item.get("arguments")
+        if arguments:  # a server that sends the whole arguments with the item itself
+            call.streamed = True
+            out.append(ToolCallDelta(call.index, arguments))
+        return out
+
+    def _end_call(self, call: _Call, arguments: str | None) -> list[Event]:
+        if not call.open:
+            return []  # .done, then the item's own done: the call ended once
+        call.open = False
+        out: list[Event] = []
+        if arguments and not call.streamed:  # no deltas came: the whole text is in .done
+            out.append(ToolCallDelta(call.index, arguments))
+        out.append(ToolCallEnd(call.index))
+        return out
+
+    # -- the response ---------------------------------------------------------------------
+
+    def _response_model(self, payload: dict[str, Any]) -> list[Event]:
+        model = (payload.get("response") or _EMPTY).get("model")
+        if self._model is not None or not model:
+            return []
+        self._model = model
+        return [ModelEvent(model)]
+
+    def _terminal(self, payload: dict[str, Any]) -> list[Event]:
+        response = payload["response"]
+        status = response.get("status")
+        if status == "failed":
+            raise failed_response(self._name, response)
+        self._done = True
+        out = self._response_model(payload)
+        for call in self._calls.values():  # a call cut off at the limit ends here
+            out += self._end_call(call, None)
+        usage = response.get("usage")
+        if usage:
+            out.append(usage_event(usage))
+        if self._items:
+            items = list(self._items.values())
+            state = ProviderState(self._name, {"model": self._model, "items": items})
+            out.append(OpaquePartEvent(state, kind="thinking"))
+        out.append(self._finish(status, response.get("incomplete_details") or _EMPTY))
+        return out
+
+    def _finish(self, status: str | None, incomplete: dict[str, Any]) -> FinishEvent:
+        reason: FinishReason = "stop"
+        raw = status
+        if status == "incomplete":
+            raw = incomplete.get("reason") or status
+            # max_output_tokens, or any reason not known: the output was cut off.
+            reason = "content_filter" if raw == "content_filter" else "length"
+        elif self._calls:
+            reason = "tool_calls"
+        elif self._refused:
+            reason = "content_filter"
+        return FinishEvent(reason, raw)
+
+    def _error(self, payload: dict[str, Any]) -> list[Event]:
+        raise error_event(self._name, payload)
+
+
+def _text(payload: dict[str, Any]) -> list[Event]:
+    delta = payload.get("delta")
+    return [TextDelta(delta)] if delta else []
+
+
+def _key(payload: dict[str, Any]) -> Key:
+    item_id: Key | None = payload.get("item_id")
+    return item_id if item_id else _index(payload)
+
+
+def _item_key(payload: dict[str, Any], item: dict[str, Any]) -> Key:
+    item_id: Key | None = item.get("id")
+    return item_id if item_id else _index(payload)
+
+
+def _index(payload: dict[str, Any]) -> int:
+    index: int = payload.get("output_index", 0)
+    return index
