@@ -32,6 +32,8 @@ __all__ = [
     "UsageEvent",
 ]
 
+# Why a turn ended. "pause" is a turn that is not over: the server stopped a long turn of its
+# own (a server-side tool loop) and goes on when sent the conversation as it now stands.
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "error", "pause"]
 
 

@@ -116,7 +116,7 @@ class Run:
                 if self.output is not None:
                     calls = self.output.take_answer(self.result)
                 if not calls and turn.finish_reason == "pause":
-                    continue  # a paused server-tool turn: resend as is to go on (Anthropic)
+                    continue  # the server paused its own turn: resent as it stands, it goes on
                 if not calls or not options.auto_execute:
                     if not calls and self._repair_asked():
                         continue

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DYNAMIC_THINKING",
     "EFFORTS",
     "EXAMPLES",
     "THINKING_BUDGETS",
@@ -48,16 +49,21 @@ _NEW_STYLE = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?"
 _OLD_STYLE = re.compile(r"claude-(\d)(?:-(\d))?-(opus|sonnet|haiku)")
 _GEMINI = re.compile(r"gemini-(\d+)")
 
-# The one thinking table of every provider: the token budget an effort stands for. The figures
-# are Google's mapping of reasoning_effort to thinkingBudget for Gemini 2.5 (its OpenAI-compatible
-# endpoint); every wire uses the same ones, so an effort and a budget mean the same thing on each
-# provider: "low" is 1,024 tokens (also Anthropic's floor for budget_tokens), "medium" 8,192 and
-# "high" 24,576. "minimal" (512, the highest floor of the 2.5 family, so valid on each 2.5 model)
-# exists only where the wire has that level (Gemini).
+# The one thinking table of every provider: the efforts the ``thinking`` option takes, lightest
+# first, and the token budget each stands for. Each provider maps an effort to its wire (a level,
+# or this budget) and refuses one its wire has no form for. The figures are Google's mapping of
+# reasoning_effort to thinkingBudget for Gemini 2.5 (its OpenAI-compatible endpoint); every wire
+# uses the same ones, so an effort and a budget mean the same thing on each provider: "low" is
+# 1,024 tokens (also Anthropic's floor for budget_tokens), "medium" 8,192 and "high" 24,576.
+# "minimal" (512, the highest floor of the 2.5 family, so valid on each 2.5 model) is sent only
+# where the wire has that level.
 THINKING_BUDGETS: Mapping[str, int] = types.MappingProxyType(
     {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 )
 EFFORTS = ("low", "medium", "high")  # the efforts every provider takes
+# ``thinking=-1``: the model sizes its own thinking as it goes (dynamic thinking) where the wire
+# can ask for that; any other provider reads it as it reads every budget.
+DYNAMIC_THINKING = -1
 
 
 def thinking_budget(effort: str) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from .modelrules import DYNAMIC_THINKING, THINKING_BUDGETS
 from .sizelimits import SizeLimits
 
 if TYPE_CHECKING:
@@ -222,16 +223,12 @@ def _choice_problem(choice: object) -> str | None:
     )
 
 
-# "minimal" and -1 (dynamic budget) are Gemini's own values; each provider checks the rest.
-_EFFORTS = ("minimal", "low", "medium", "high")
-
-
 def _thinking_problem(thinking: object) -> str | None:
     if thinking is None or isinstance(thinking, bool):
         return None
-    if _is_int(thinking) and thinking >= -1:  # type: ignore[operator]
+    if _is_int(thinking) and thinking >= DYNAMIC_THINKING:  # type: ignore[operator]
         return None
-    if isinstance(thinking, str) and thinking.lower() in _EFFORTS:
+    if isinstance(thinking, str) and thinking.lower() in THINKING_BUDGETS:
         return None
     return (
         f"thinking={thinking!r} is not valid: thinking must be True, a token budget (int) "
