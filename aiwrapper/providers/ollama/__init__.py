@@ -5,7 +5,9 @@ stream and body decoding (calls written as text included), error mapping and the
 dialect (``ollama``).
 """
 
-from ._provider import DEFAULT_BASE_URL, OllamaDecoder, OllamaProvider, default_base_url
+from ._decode import OllamaDecoder
+from ._defaults import DEFAULT_BASE_URL, default_base_url
+from ._provider import OllamaProvider
 
 # A local server needs no key; a hosted one (or a proxy in front) reads this variable.
 API_KEY_ENV_VARS = ("OLLAMA_API_KEY",)

@@ -1,0 +1,173 @@
+"""Ollama's NDJSON stream (and whole ``stream: false`` bodies) decoded into neutral events.
+
+This module owns the answer side of the native wire: whole tool calls, the final ``done`` line
+with metrics, ``{"error"}`` lines, thinking written as ``<think>`` tags into the content, and
+calls written as JSON text (``_content.py`` holds those two content readers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Literal
+
+from ... import errors, jsonscan
+from ...events import (
+    Event,
+    FinishEvent,
+    ModelEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+from ._content import TextGate, ThinkSplitter, UnreadFields, calls_from_text
+from ._defaults import NAME
+from ._errors import stream_error
+
+__all__ = ["OllamaDecoder"]
+
+_loads = jsonscan.loads  # a module global: one lookup per line on the hot path, not two
+
+
+class OllamaDecoder:
+    """Turns the NDJSON lines of one ``/api/chat`` response into neutral events.
+
+    Args:
+        tool_names: The tools declared in the request. When given, an answer whose whole
+            text is a JSON tool call naming one of them becomes a call; such text (starting
+            with ``{``, ``[``, a code fence or ``<tool_call>``) is held back until the turn
+            ends, and released as text if it is not a call.
+    """
+
+    def __init__(self, tool_names: Collection[str] = ()) -> None:
+        self._tool_names = frozenset(tool_names)
+        self._think = ThinkSplitter()
+        self._text = TextGate(active=bool(self._tool_names))
+        self._calls = 0
+        self._unread = UnreadFields()
+        self._done = False
+
+    def feed(self, event: str | None, data: str) -> list[Event]:
+        """Decode one NDJSON line (``event`` is unused: NDJSON has no event names)."""
+        if self._done:
+            return []  # nothing follows ``done`` on this wire; ignore stray lines
+        try:
+            line = _loads(data)
+        except ValueError as exc:
+            if not data.strip():  # checked only here: framing already drops blank lines
+                return []
+            raise errors.StreamError(
+                f"Ollama sent a line that is not JSON: {data[:200]!r}"
+            ) from exc
+        # Almost every line is one token of answer text: decode it here, in one frame,
+        # before the general path (the stream benchmark measures exactly this).
+        if line.__class__ is dict and line.get("error") is None and not line.get("done"):
+            message = line.get("message")
+            if message.__class__ is dict and self._text.state == "pass":
+                content = message.get("content")
+                if (
+                    content.__class__ is str
+                    and len(message) == 2  # content and role: no thinking, calls or else
+                    and "role" in message
+                    and self._think.is_plain(content)
+                ):
+                    if not content:
+                        return []
+                    return [ThinkingDelta(content) if self._think.thinking else TextDelta(content)]
+        return self.feed_object(line)
+
+    def feed_object(self, line: Any) -> list[Event]:
+        """Decode one already-parsed line (or a whole non-streamed body)."""
+        if not isinstance(line, dict):
+            raise errors.StreamError(f"Ollama sent a line that is not an object: {line!r}")
+        # An error can come as a line after the 200 status; ``"error": null`` is no error.
+        if "error" in line and line["error"] is not None:
+            raise stream_error(line)
+        message = line.get("message")
+        try:
+            events = self._message(message or {})
+            if line.get("done"):
+                events += self._finish(line)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise errors.StreamError(f"Ollama sent a line that cannot be read: {line!r}") from exc
+        return events
+
+    def close(self) -> list[Event]:
+        """The body ended; raise ``StreamError`` unless the ``done`` line arrived."""
+        if not self._done:
+            raise errors.StreamError("the Ollama stream ended before its final 'done' line")
+        return []
+
+    def _message(self, message: Mapping[str, Any]) -> list[Event]:
+        events: list[Event] = []
+        if message.get("thinking"):
+            events.append(ThinkingDelta(str(message["thinking"])))
+        if message.get("content"):
+            for is_thinking, text in self._think.push(str(message["content"])):
+                events += self._segment(is_thinking, text)
+        for call in message.get("tool_calls") or ():
+            events += self._native_call(call)
+        self._unread.add(message)
+        return events
+
+    def _segment(self, is_thinking: bool, text: str) -> list[Event]:
+        if is_thinking:
+            return [ThinkingDelta(text)]
+        now = self._text.push(text)
+        return [TextDelta(now)] if now else []
+
+    def _native_call(self, call: Mapping[str, Any]) -> list[Event]:
+        # Calls arrive whole, one or more per line, and older servers give no id: index
+        # them ourselves across the turn.
+        function = call["function"]
+        index = self._next_index()
+        start = ToolCallStart(index, call.get("id") or None, str(function["name"]))
+        arguments = function.get("arguments")
+        if arguments is None or isinstance(arguments, dict):
+            return [start, ToolCallEnd(index, arguments or {})]
+        if isinstance(arguments, str):  # not this wire's shape, but let validation judge it
+            return [start, ToolCallDelta(index, arguments), ToolCallEnd(index)]
+        raise errors.StreamError(
+            f"Ollama sent tool call arguments that are not an object: {call!r}"
+        )
+
+    def _next_index(self) -> int:
+        self._calls += 1
+        return self._calls - 1
+
+    def _finish(self, line: Mapping[str, Any]) -> list[Event]:
+        self._done = True
+        events: list[Event] = []
+        for is_thinking, text in self._think.flush():
+            events += self._segment(is_thinking, text)
+        events += self._release_text() + self._unread.events(NAME)
+        # ``*_count`` tokens and ``*_duration`` nanoseconds of the final line
+        metrics = {k: v for k, v in line.items() if k.endswith(("_count", "_duration"))}
+        events.append(
+            UsageEvent(line.get("prompt_eval_count"), line.get("eval_count"), raw=metrics)
+        )
+        raw_reason = line.get("done_reason")
+        # ``done_reason`` says "stop" even when the model called tools;
+        # "length" is kept with calls, so the cut-off is not lost.
+        reason: Literal["tool_calls", "length", "stop"] = (
+            "length" if raw_reason == "length" else "tool_calls" if self._calls else "stop"
+        )
+        if line.get("model"):  # every line names it; read once, from the last
+            events.append(ModelEvent(str(line["model"])))
+        events.append(FinishEvent(reason, raw_reason))
+        return events
+
+    def _release_text(self) -> list[Event]:
+        held, suspect = self._text.take()
+        if not held:
+            return []
+        calls = calls_from_text(held, self._tool_names) if suspect and not self._calls else None
+        if calls is None:
+            return [TextDelta(held)]
+        events: list[Event] = []
+        for name, arguments in calls:
+            index = self._next_index()
+            events += [ToolCallStart(index, None, name), ToolCallEnd(index, arguments)]
+        return events

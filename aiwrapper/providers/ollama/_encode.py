@@ -1,0 +1,144 @@
+"""Ollama's ``/api/chat`` request body: messages, tools, thinking and generation options.
+
+This module owns the encoding side of the native wire; ``_provider.py`` assembles the body
+from these parts and ``_decode.py`` reads the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import errors
+from ...messages import LangMessage, ThinkingPart, ToolCallPart
+from ...modelrules import thinking_effort
+from ...options import LangOptions
+from ...result import FunctionCall
+from ..base import (
+    ProviderRequest,
+    error_result_text,
+    result_text,
+    stop_sequences,
+    tool_choice,
+)
+from ._content import unread_fields
+from ._defaults import NAME
+
+__all__ = ["encode_generation", "encode_messages", "encode_think", "encode_tools"]
+
+
+def encode_messages(request: ProviderRequest, *, thinking: bool) -> list[dict[str, Any]]:
+    """The conversation as Ollama messages (tool results name their call's tool)."""
+    calls = {c.id: c for m in request.messages for c in m.tool_calls}
+    out: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.role == "assistant":
+            out.append(_encode_assistant(message, thinking=thinking))
+        elif message.role == "tool":
+            out.append(_encode_result(message, calls.get(message.tool_call_id or "")))
+        else:
+            out.append({"role": message.role, "content": message.content})
+    return out
+
+
+def _encode_assistant(message: LangMessage, *, thinking: bool) -> dict[str, Any]:
+    # Fields the decoder kept unread go back first, so they never replace what the SDK writes.
+    out: dict[str, Any] = {**unread_fields(message, NAME), "role": "assistant"}
+    out["content"] = message.content
+    # Ollama's thinking is plain text with no signature, so thinking without state (or with
+    # ours) goes back; another provider's signed or encrypted reasoning is not ours to send.
+    text = "".join(
+        p.text
+        for p in message.parts
+        if isinstance(p, ThinkingPart) and (p.state is None or p.state.provider == NAME)
+    )
+    if text and thinking:
+        out["thinking"] = text
+    calls = [_encode_call(p.call) for p in message.parts if isinstance(p, ToolCallPart)]
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _encode_call(call: FunctionCall) -> dict[str, Any]:
+    function = {"name": call.name, "arguments": call.arguments}  # an object on this wire
+    # Only ids the server issued go back: an old server gave none, and a made-up one would
+    # be a reference the template never saw.
+    return {"function": function} if call.synthetic_id else {"id": call.id, "function": function}
+
+
+def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str, Any]:
+    content = result_text(message)
+    if message.is_error:
+        content = error_result_text(content, message.error_type)
+    out: dict[str, Any] = {"role": "tool"}
+    name = message.name or (call.name if call else None)
+    if name:  # what templates render; a result with no known name goes without (not null)
+        out["tool_name"] = name
+    if message.tool_call_id and not (call and call.synthetic_id):
+        out["tool_call_id"] = message.tool_call_id
+    out["content"] = content
+    return out
+
+
+def encode_tools(request: ProviderRequest) -> list[Any]:
+    if request.options.native_tools:
+        raise errors.ConfigError(
+            "Ollama's API has no provider-native tools (native_tools); declare them as "
+            "functions instead"
+        )
+    if not request.tools:
+        return []
+    choice = tool_choice(request.options.function_call)
+    if choice is not None and choice.mode in ("required", "named"):
+        raise errors.ConfigError(
+            "Ollama's native API cannot force a tool call (function_call="
+            f"{request.options.function_call!r}); use function_call='auto' and ask for the "
+            "call in the prompt, or pass only that function"
+        )
+    if choice is not None and choice.mode == "none":
+        return []  # the protocol's only way to forbid calls
+    if request.options.parallel_tool_calls is False:
+        raise errors.ConfigError(
+            "Ollama's native API cannot stop a model from making several calls per turn; "
+            "leave parallel_tool_calls unset (parallel=False runs the calls one at a time)"
+        )
+    return [tool.schema_for("ollama") for tool in request.tools]
+
+
+def encode_think(thinking: bool | int | str | None, model: str) -> bool | str | None:
+    if thinking is None or isinstance(thinking, str):
+        return thinking  # levels ("low"...) go through; the server checks the model takes them
+    if _levels_only(model):
+        return _think_level(thinking)
+    # The wire has no budget: any positive budget means "think", zero means "don't".
+    return thinking > 0
+
+
+def _levels_only(model: str) -> bool:
+    """GPT-OSS takes only levels: booleans are ignored for it."""
+    return model.rsplit("/", 1)[-1].startswith("gpt-oss")
+
+
+def _think_level(thinking: bool | int) -> str:
+    if thinking is False or thinking <= 0:
+        # think=false is ignored and GPT-OSS reasons anyway (confirmed: ollama/ollama#11751).
+        raise errors.ConfigError(
+            "GPT-OSS on Ollama cannot turn reasoning off (thinking=False is ignored); use "
+            "thinking='low' for the least, or leave thinking unset"
+        )
+    if thinking is True:
+        return "medium"  # the model's own default level
+    return thinking_effort(thinking)
+
+
+def encode_generation(options: LangOptions) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if options.temperature is not None:
+        out["temperature"] = options.temperature
+    if options.max_tokens is not None:
+        out["num_predict"] = options.max_tokens
+    if options.top_p is not None:
+        out["top_p"] = options.top_p
+    if options.stop is not None:
+        out["stop"] = stop_sequences(options.stop)
+    return out
