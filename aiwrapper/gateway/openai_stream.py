@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
-from ..providers.openai._provider import _FINISH
+from ..providers.openai._decode import _FINISH
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText

@@ -26,7 +26,8 @@ from aiwrapper.providers.openai import (
     OpenAIProvider,
     profile_for_base_url,
 )
-from aiwrapper.providers.openai._compat import thinking_fields, wire_call_id
+from aiwrapper.providers.openai._encode import wire_call_id
+from aiwrapper.providers.openai._profiles import thinking_fields
 from aiwrapper.result import FunctionCall
 
 WEATHER_PARAMS = {

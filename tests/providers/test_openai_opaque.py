@@ -22,8 +22,7 @@ from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
 from aiwrapper.options import LangOptions
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.base import ProviderRequest
-from aiwrapper.providers.openai import OpenAIProvider
-from aiwrapper.providers.openai._compat import PRESETS
+from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"
 OPENAI = OpenAIProvider(api_key="sk-test")

@@ -4,7 +4,8 @@ The package owns the whole wire: the server profiles and presets, request encodi
 body decoding, error mapping and the tool-schema dialects (``openai``, ``openai-strict``).
 """
 
-from ._compat import (
+from ._decode import OpenAIStreamDecoder
+from ._profiles import (
     COMPATIBLE_PROFILE,
     DEFAULT_BASE_URL,
     OPENAI_ENV_VAR,
@@ -12,9 +13,11 @@ from ._compat import (
     PRESETS,
     OpenAIProfile,
     get_preset,
+    openai_profile,
+    preset_base_url,
     profile_for_base_url,
 )
-from ._provider import OpenAIProvider, OpenAIStreamDecoder
+from ._provider import OpenAIProvider
 
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -31,5 +34,7 @@ __all__ = [
     "OpenAIProvider",
     "OpenAIStreamDecoder",
     "get_preset",
+    "openai_profile",
+    "preset_base_url",
     "profile_for_base_url",
 ]

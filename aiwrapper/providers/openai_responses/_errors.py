@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import errors
-from ..openai._compat import stream_error
+from ..openai._errors import stream_error
 
 __all__ = ["error_event", "failed_response"]
 
