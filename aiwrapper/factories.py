@@ -100,15 +100,10 @@ class Factories:
         from .providers import openai
 
         base_url = base_url or openai.DEFAULT_BASE_URL
-        # A known hosted service behind base_url keeps its quirks; anything else (a proxy,
-        # Azure) is treated as OpenAI itself, which is what this factory promises.
-        profile = openai.profile_for_base_url(base_url)
-        if profile is openai.COMPATIBLE_PROFILE:
-            profile = openai.OPENAI_PROFILE
         provider = openai.OpenAIProvider(
-            api_key=_key(api_key, "OPENAI_API_KEY"),
+            api_key=_key(api_key, *openai.API_KEY_ENV_VARS),
             base_url=base_url,
-            profile=profile,
+            profile=openai.openai_profile(base_url),
             organization=organization,
             project=project,
         )
@@ -152,8 +147,8 @@ class Factories:
                 raise ConfigError("openai_compatible needs base_url=... or preset=...")
             profile, key = openai.profile_for_base_url(base_url), _stripped(api_key) or None
         else:
-            preset_url, env_var, profile = openai.get_preset(preset)
-            base_url = base_url or _preset_url(preset, preset_url)
+            _, env_var, profile = openai.get_preset(preset)
+            base_url = base_url or openai.preset_base_url(preset)
             key = _key(api_key, env_var) if env_var else _stripped(api_key) or None
         provider = openai.OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
         return cls._http(
@@ -184,11 +179,11 @@ class Factories:
         **provider_options: Any,
     ) -> Lang:
         """Anthropic Messages (key from ``ANTHROPIC_API_KEY``)."""
-        from .providers.anthropic import AnthropicProvider
+        from .providers import anthropic
 
-        provider = AnthropicProvider(
-            api_key=_key(api_key, "ANTHROPIC_API_KEY"),
-            base_url=base_url or "https://api.anthropic.com",
+        provider = anthropic.AnthropicProvider(
+            api_key=_key(api_key, *anthropic.API_KEY_ENV_VARS),
+            base_url=base_url or anthropic.DEFAULT_BASE_URL,
             **provider_options,
         )
         return cls._http(
@@ -223,12 +218,12 @@ class Factories:
 
         Vertex AI: pass ``vertex=VertexConfig(project=..., location=..., access_token=...)``.
         """
-        from .providers.gemini import GeminiProvider
+        from .providers import gemini
 
-        key = _key(api_key, "GEMINI_API_KEY", "GOOGLE_API_KEY", required=vertex is None)
-        provider = GeminiProvider(
+        key = _key(api_key, *gemini.API_KEY_ENV_VARS, required=vertex is None)
+        provider = gemini.GeminiProvider(
             api_key=key,
-            base_url=base_url or "https://generativelanguage.googleapis.com",
+            base_url=base_url or gemini.DEFAULT_BASE_URL,
             vertex=vertex,
             **provider_options,
         )
@@ -260,11 +255,11 @@ class Factories:
         **provider_options: Any,
     ) -> Lang:
         """Ollama's native API (``OLLAMA_HOST`` honoured; no key for a local server)."""
-        from .providers.ollama import OllamaProvider, default_base_url
+        from .providers import ollama
 
-        provider = OllamaProvider(
-            base_url=base_url or default_base_url(os.environ),
-            api_key=_key(api_key, "OLLAMA_API_KEY", required=False),
+        provider = ollama.OllamaProvider(
+            base_url=base_url or ollama.default_base_url(),
+            api_key=_key(api_key, *ollama.API_KEY_ENV_VARS, required=False),
             **provider_options,
         )
         return cls._http(
@@ -323,15 +318,6 @@ def _stripped(key: str | None) -> str | None:
     """A key without the whitespace around it: a key read from a file ends with a newline,
     which no header may carry (and the failing header's text would show the key)."""
     return key.strip() if key is not None else None
-
-
-def _preset_url(preset: str, default: str) -> str:
-    """The preset's base URL; the Ollama preset follows ``OLLAMA_HOST`` like ``Lang.ollama``."""
-    if preset.lower() != "ollama":
-        return default
-    from .providers.ollama import default_base_url
-
-    return default_base_url(os.environ).rstrip("/") + "/v1"
 
 
 _ENV_KEYS = (
