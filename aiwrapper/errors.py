@@ -25,10 +25,7 @@ them and no httpx, json or anyio exception reaches the user unwrapped::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .result import LangResult
+from typing import Any
 
 __all__ = [
     "AIWrapperError",
@@ -60,7 +57,9 @@ class AIWrapperError(Exception):
     passed to ``chat`` as is. Errors raised before any request leave it ``None``.
     """
 
-    result: LangResult | None = None
+    # A ``LangResult``, typed loosely: errors stand on the package's ground floor, below the
+    # result (whose messages raise ``ConfigError``), so this module cannot name it.
+    result: Any = None
 
 
 class ConfigError(AIWrapperError):
@@ -153,9 +152,7 @@ class StreamError(AIWrapperError):
 
 
 class _RunError(AIWrapperError):
-    result: LangResult
-
-    def __init__(self, message: str, result: LangResult) -> None:
+    def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
 
@@ -171,7 +168,7 @@ class OutputValidationError(_RunError):
     ``ToolArgumentsError`` does; ``result`` holds the run with the answer as the model gave it.
     """
 
-    def __init__(self, errors: list[dict[str, str]], result: LangResult) -> None:
+    def __init__(self, errors: list[dict[str, str]], result: Any) -> None:
         self.errors = errors
         lines = [f"{e['path'] or '/'}: {e['message']}" for e in errors]
         super().__init__("the answer does not fit output_type: " + "; ".join(lines), result)

@@ -5,8 +5,9 @@ Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
 ``tool_result``). An Anthropic user message holding ``tool_result`` blocks becomes one
 ``tool`` message per result (and a user message for any text beside them), which is how the
 conversation is kept here. A block that cannot be read (an image, an unknown type) is a
-``ConfigError``: a conversation given by the user is never silently shortened. Writing
-messages back as dicts stays in ``messages.py``.
+``ConfigError``: a conversation given by the user is never silently shortened. The reader
+yields each message's fields, built of plain parts: building ``LangMessage``s from them, and
+writing messages back as dicts, stays in ``messages.py``, which stands above this module.
 """
 
 from __future__ import annotations
@@ -15,27 +16,32 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from typing_extensions import NotRequired, TypedDict
+
+from ._call import FunctionCall
+from ._parts import OpaquePart, Part, ProviderState, Role, TextPart, ThinkingPart, ToolCallPart
 from .errors import ConfigError
 from .jsontext import loads_standard
-from .messages import (
-    LangMessage,
-    OpaquePart,
-    Part,
-    ProviderState,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-)
-from .result import FunctionCall
 
-__all__ = ["messages_from_dict"]
+__all__ = ["MessageFields", "read_message_dict"]
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 _TEXT_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
 _ANTHROPIC = "anthropic"  # thinking signatures and redacted blocks are Anthropic's own state
 
 
-def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
+class MessageFields(TypedDict):
+    """One message as read from a dict: the arguments that build its ``LangMessage``."""
+
+    role: Role
+    parts: list[Part]
+    tool_call_id: NotRequired[str | None]
+    name: NotRequired[str | None]
+    is_error: NotRequired[bool]
+    error_type: NotRequired[str | None]
+
+
+def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
     """The messages one dict holds (several for an Anthropic user turn of tool results).
 
     Raises:
@@ -50,7 +56,7 @@ def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
     parts: list[Part] = []
     if data.get("thinking"):
         parts.append(ThinkingPart(str(data["thinking"])))
-    out: list[LangMessage] = []
+    out: list[MessageFields] = []
     for block in _content_blocks(data.get("content")):
         if block.get("type") == "tool_result" and role == "user":
             out.append(_tool_result(block))
@@ -58,15 +64,15 @@ def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
             parts.append(_part(block, role))
     for raw in data.get("tool_calls") or ():
         parts.append(ToolCallPart(_call_from_dict(raw)))
-    message = LangMessage(
-        "system" if role == "developer" else role,
-        _joined(parts),
+    message = MessageFields(
+        role="system" if role == "developer" else role,
+        parts=_joined(parts),
         tool_call_id=data.get("tool_call_id"),
         name=data.get("name"),
         is_error=bool(data.get("is_error", False)),
         error_type=data.get("error_type"),
     )
-    if out and not message.parts:  # a turn of results alone: no empty user message after
+    if out and not message["parts"]:  # a turn of results alone: no empty user message after
         return out
     return [*out, message]
 
@@ -121,14 +127,14 @@ def _joined(parts: list[Part]) -> list[Part]:
     return out
 
 
-def _tool_result(block: Mapping[str, Any]) -> LangMessage:
+def _tool_result(block: Mapping[str, Any]) -> MessageFields:
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
         raise ConfigError(f"a tool_result block needs its 'tool_use_id': {dict(block)!r}")
     texts = [_part(b, "tool") for b in _content_blocks(block.get("content"))]
-    return LangMessage(
-        "tool",
-        _joined(texts),
+    return MessageFields(
+        role="tool",
+        parts=_joined(texts),
         tool_call_id=call_id,
         is_error=bool(block.get("is_error", False)),
     )

@@ -1,19 +1,32 @@
 """The conversation: ``LangMessage``, its parts, and the ``LangMessages`` list.
 
 Pure data shared by every provider. A message is a role and an ordered list of parts (text,
-thinking, tool calls, opaque blocks). Opaque provider state (signatures, redacted reasoning,
-server-tool blocks) rides on the part it came with as a ``ProviderState``, which only the
-provider that made it reads back; encoders for other providers drop it.
+thinking, tool calls, opaque blocks), which live on the floor below (``_parts``) and are
+exported here too. OpenAI- and Anthropic-shaped dicts are read by ``message_dicts`` into
+fields, from which messages are built here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Union
 
+from ._call import FunctionCall
+from ._parts import (
+    ImagePart,
+    JSONValue,
+    OpaquePart,
+    Part,
+    ProviderState,
+    Role,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from ._serialize import serialize_result
 from .errors import ConfigError
-from .result import FunctionCall
+from .message_dicts import read_message_dict
 
 __all__ = [
     "ImagePart",
@@ -27,79 +40,8 @@ __all__ = [
     "TextPart",
     "ThinkingPart",
     "ToolCallPart",
+    "messages_from_dict",
 ]
-
-JSONValue = Union[None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]]
-Role = Literal["system", "user", "assistant", "tool"]
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderState:
-    """Opaque state a provider attached to a part, replayed verbatim to that provider only."""
-
-    provider: str
-    data: dict[str, Any]
-
-
-@dataclass(slots=True)
-class TextPart:
-    """Text written by the user or the model."""
-
-    text: str
-    state: ProviderState | None = None
-
-
-@dataclass(slots=True)
-class ThinkingPart:
-    """Visible reasoning of the model; ``state`` holds its signature where there is one."""
-
-    text: str
-    state: ProviderState | None = None
-
-
-@dataclass(slots=True)
-class ToolCallPart:
-    """A call the model made, in its place among the other parts."""
-
-    call: FunctionCall
-    state: ProviderState | None = None
-
-
-@dataclass(slots=True)
-class OpaquePart:
-    """A block the SDK keeps without reading (redacted thinking, server-tool blocks).
-
-    It is replayed verbatim to the provider that sent it and dropped toward any other.
-
-    Attributes:
-        state: The block itself, as the provider sent it.
-        kind: ``"thinking"`` for reasoning (left out when thinking is off), else ``"raw"``.
-        problem: ``None`` when the block was read whole. Otherwise why it could not be (its
-            streamed input was not JSON, say): the block is then kept, and replayed, as far
-            as it was read, and the rest of the turn is unaffected.
-    """
-
-    state: ProviderState
-    kind: Literal["thinking", "raw"] = "raw"
-    problem: str | None = None
-
-
-@dataclass(slots=True)
-class ImagePart:
-    """An image in a tool result (an MCP tool's screenshot, say), sent as an image where the
-    provider takes images in tool results and described in text elsewhere."""
-
-    data: str  # base64
-    media_type: str
-    state: ProviderState | None = None
-
-    def describe(self) -> str:
-        """The image as text, for wires that take no images in tool results."""
-        size = len(self.data) * 3 // 4 - self.data[-2:].count("=")  # base64 padding
-        return f"[{self.media_type} image of about {size} bytes, which this model cannot be shown]"
-
-
-Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart, ImagePart]
 
 
 @dataclass(slots=True, eq=False)
@@ -182,8 +124,6 @@ class LangMessage:
             ConfigError: The dict cannot be read, or holds several messages (an Anthropic
                 user turn of ``tool_result`` blocks: give it to ``LangMessages`` instead).
         """
-        from .message_dicts import messages_from_dict
-
         messages = messages_from_dict(data)
         if len(messages) != 1:
             raise ConfigError(
@@ -270,8 +210,6 @@ class LangMessages(list[LangMessage]):
         self, call: FunctionCall, value: Any, *, is_error: bool = False
     ) -> LangMessages:
         """Append the result of ``call`` (any value; non-strings are sent as JSON)."""
-        from .tools import serialize_result
-
         content = value if isinstance(value, str) else serialize_result(value)
         call.result, call.status = value, "error" if is_error else "done"
         return self.add(LangMessage.tool_result(call, content, is_error=is_error))
@@ -318,7 +256,14 @@ def _to_messages(message: MessageLike) -> list[LangMessage]:
     if isinstance(message, LangMessage):
         return [message]
     if isinstance(message, Mapping):
-        from .message_dicts import messages_from_dict
-
         return messages_from_dict(message)
     raise TypeError(f"expected a LangMessage or a dict, not {type(message).__name__}")
+
+
+def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
+    """The messages one OpenAI- or Anthropic-shaped dict holds (several for a turn of results).
+
+    Raises:
+        ConfigError: The dict cannot be read (see ``message_dicts``).
+    """
+    return [LangMessage(**fields) for fields in read_message_dict(data)]

@@ -3,72 +3,33 @@
 ``live()`` returns an ``on_result`` callback that renders the growing answer, thinking and
 tool calls as Markdown in one display handle, updated in place as the result streams; outside
 a Jupyter kernel it prints the answer as it grows instead. ``result_markdown`` and
-``call_markdown`` are what a notebook shows for a bare ``result`` or ``call`` in a cell.
+``call_markdown`` are what a notebook shows for a bare ``result`` or ``call`` in a cell; they
+live beside the result and the call, which render themselves, and are exported here.
 IPython is imported only when ``live()`` runs in a kernel, so the package never depends on it.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from .result import FunctionCall, LangResult
+from ._call import call_heading, call_markdown
+from .result import LangResult, result_markdown
 
 __all__ = ["call_markdown", "live", "render_markdown", "result_markdown"]
 
-_ICONS = {
-    "streaming": "…",
-    "pending": "…",
-    "running": "⏳",
-    "done": "✓",
-    "error": "✗",
-    "denied": "⊘",
-    "skipped": "↷",
-}
 _FINAL = ("done", "error", "denied", "skipped")
 
 
 def render_markdown(result: LangResult) -> str:
     """The result so far as Markdown: calls with their status, thinking, then the answer."""
-    lines = [f"- {_call_head(c)}" for c in result.function_calls]
+    lines = [f"- {call_heading(c)}" for c in result.function_calls]
     if result.thinking:
         lines.append("> " + result.thinking.replace("\n", "\n> "))
     lines.append(result.answer)
     return "\n\n".join(lines)
-
-
-def _call_head(call: FunctionCall) -> str:
-    return f"{_ICONS.get(call.status, '?')} `{call.name}({call.raw_arguments or call.arguments})`"
-
-
-def _outcome(call: FunctionCall) -> str:
-    if call.error is not None:
-        return call.error
-    if call.status in ("done", "skipped"):
-        return json.dumps(call.result, ensure_ascii=False, default=repr)
-    return call.status
-
-
-def call_markdown(call: FunctionCall) -> str:
-    """One call as Markdown: status icon, name and arguments, then its result or error."""
-    return f"{_call_head(call)} → {_outcome(call)}"
-
-
-def result_markdown(result: LangResult) -> str:
-    """A result as Markdown: its calls with outcomes, thinking collapsed, answer, usage."""
-    parts = [f"- {call_markdown(c)}" for c in result.function_calls]
-    if result.thinking:
-        parts.append(f"<details><summary>Thinking</summary>\n\n{result.thinking}\n\n</details>")
-    parts.append(result.answer or "*(no answer yet)*")
-    usage = result.usage
-    parts.append(
-        f"*{usage.input_tokens} input + {usage.output_tokens} output tokens, "
-        f"{result.iterations} requests, {len(result.function_calls)} tool calls*"
-    )
-    return "\n\n".join(parts)
 
 
 def live() -> Callable[[LangResult], None]:

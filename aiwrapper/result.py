@@ -1,77 +1,21 @@
-"""What a run produces: ``FunctionCall``, ``Usage`` and the growing ``LangResult``.
+"""What a run produces: ``Usage`` and the growing ``LangResult`` (and its ``FunctionCall``s).
 
 Pure data. The loop fills these in; ``on_result`` callbacks and the user read them. Nothing here
-talks to the network or knows a provider's wire format.
+talks to the network or knows a provider's wire format. A result renders itself as Markdown
+for a notebook cell; the live display is ``aiwrapper.notebook``'s.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol
+from typing import Any, Generic, Protocol
 
 from typing_extensions import TypeVar
 
-from .jsontext import is_json_object
+from ._call import CallStatus, FunctionCall, call_markdown
+from .messages import LangMessages
 
-if TYPE_CHECKING:
-    from .messages import LangMessages
-
-__all__ = ["CallStatus", "FunctionCall", "LangResult", "RequestUsage", "Usage"]
-
-CallStatus = Literal["streaming", "pending", "running", "done", "error", "denied", "skipped"]
-
-
-@dataclass(slots=True, eq=False)
-class FunctionCall:
-    """One call the model asked for, and what became of it.
-
-    Attributes:
-        id: The provider's call id, or a unique one made up when the provider gives none
-            (``synthetic_id`` is then True and the id is never sent back on the wire).
-        name: The function's name.
-        arguments: The parsed arguments (best-effort partial while streaming).
-        raw_arguments: The arguments as JSON text, as the model produced them.
-        provider: Which provider produced the call.
-        status: ``streaming`` while arriving, then ``pending`` (and stays so in manual mode),
-            ``running``, and ``done``, ``error``, ``denied``, or ``skipped`` (a call repeated
-            with the same arguments, answered without running it).
-        result: The function's return value once it ran.
-        error: The error message sent to the model when the call failed or was denied.
-    """
-
-    id: str
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    raw_arguments: str = ""
-    provider: str | None = None
-    status: CallStatus = "pending"
-    result: Any = None
-    error: str | None = None
-    synthetic_id: bool = False
-
-    def __repr__(self) -> str:
-        return (
-            f"FunctionCall(id={self.id!r}, name={self.name!r}, "
-            f"arguments={self.arguments!r}, status={self.status!r})"
-        )
-
-    def _repr_markdown_(self) -> str:
-        """What a notebook shows for a bare call: status, name, arguments, result or error."""
-        from .notebook import call_markdown
-
-        return call_markdown(self)
-
-    def arguments_json(self) -> str:
-        """The arguments as compact JSON text, ready to replay to a provider.
-
-        The model's own text when it is a JSON object; otherwise (arguments cut off at the
-        token limit, malformed, or holding NaN) the parsed ``arguments``, which are then
-        ``{}``: servers parse replayed arguments and refuse the request if they cannot.
-        """
-        if self.raw_arguments and is_json_object(self.raw_arguments):
-            return self.raw_arguments
-        return json.dumps(self.arguments, separators=(",", ":"), ensure_ascii=False)
+__all__ = ["CallStatus", "FunctionCall", "LangResult", "RequestUsage", "Usage", "result_markdown"]
 
 
 @dataclass(slots=True)
@@ -225,8 +169,6 @@ class LangResult(Generic[OutputT]):
 
     def _repr_markdown_(self) -> str:
         """What a notebook shows for a bare result: calls, thinking (collapsed), answer, usage."""
-        from .notebook import result_markdown
-
         return result_markdown(self)
 
     def __repr__(self) -> str:
@@ -235,3 +177,17 @@ class LangResult(Generic[OutputT]):
             f"finish_reason={self.finish_reason!r}, calls={len(self.function_calls)}, "
             f"iterations={self.iterations})"
         )
+
+
+def result_markdown(result: LangResult) -> str:
+    """A result as Markdown: its calls with outcomes, thinking collapsed, answer, usage."""
+    parts = [f"- {call_markdown(c)}" for c in result.function_calls]
+    if result.thinking:
+        parts.append(f"<details><summary>Thinking</summary>\n\n{result.thinking}\n\n</details>")
+    parts.append(result.answer or "*(no answer yet)*")
+    usage = result.usage
+    parts.append(
+        f"*{usage.input_tokens} input + {usage.output_tokens} output tokens, "
+        f"{result.iterations} requests, {len(result.function_calls)} tool calls*"
+    )
+    return "\n\n".join(parts)

@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from ..message_dicts import messages_from_dict
-from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart
+from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
 from ..messages import ToolCallPart as CallPart
 from ..providers.anthropic import wire_id
 from ..result import LangResult

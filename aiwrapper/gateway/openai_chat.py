@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from ..message_dicts import messages_from_dict
-from ..messages import LangMessages, ToolCallPart
+from ..messages import LangMessages, ToolCallPart, messages_from_dict
 from ..result import LangResult
 from .frontend import (
     ClientRequest,

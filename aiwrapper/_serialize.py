@@ -1,0 +1,110 @@
+"""How a tool's return value is written for the model, as text.
+
+A rule on the ground floor of the package: the loop and ``LangMessages.add_tool_result`` both
+write results this way. This module owns :func:`serialize_result`: a ``str`` is sent as it
+is; anything else becomes compact JSON, with dataclasses, NamedTuples (as objects), mappings
+(keys written as JSON would: ``True`` as ``"true"``), pydantic models (duck typed,
+``model_dump(mode="json")``), Enum values, date and time types as ISO strings, UUID, Decimal
+and Path as strings, sets (sorted), tuples, sequences, dict views and iterators as lists,
+other numbers (``Fraction``, numpy scalars) as JSON numbers, arrays with ``tolist()`` as
+lists, and bytes as base64. An object it does not know is written as ``str(obj)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections.abc as cabc
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import json
+import math
+import numbers
+import pathlib
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["serialize_result", "to_jsonable"]
+
+
+def serialize_result(value: Any) -> str:
+    """Write a tool's return value as the text sent back to the model.
+
+    Args:
+        value: Whatever the tool returned.
+
+    Returns:
+        The string itself for a ``str``; compact JSON (``ensure_ascii=False``) otherwise.
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert a Python value into plain JSON data (the rule of :func:`serialize_result`).
+
+    Args:
+        value: Any Python value.
+
+    Returns:
+        dicts, lists, strings, numbers, booleans and ``None`` only.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[str(value)]  # JSON has no NaN or infinities: named in a string
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value.value if isinstance(value, enum.Enum) else value
+    for kinds, convert in _CONVERTERS:
+        if isinstance(value, kinds):
+            return convert(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: to_jsonable(v) for k, v in value._asdict().items()}
+    for method, arguments in _DUCK_METHODS:  # pydantic models; numpy arrays and scalars
+        found = getattr(value, method, None)
+        if callable(found) and not isinstance(value, type):
+            return to_jsonable(found(**arguments))
+    if isinstance(value, _LISTS):
+        return [to_jsonable(v) for v in value]
+    return str(value)
+
+
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _mapping(value: cabc.Mapping[Any, Any]) -> dict[str, Any]:
+    return {_key(k): to_jsonable(v) for k, v in value.items()}
+
+
+def _key(key: Any) -> str:
+    """An object key as JSON writes it: ``True`` -> ``"true"``, ``None`` -> ``"null"``."""
+    if isinstance(key, str):
+        return key
+    plain = to_jsonable(key)
+    return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
+
+
+def _unordered(value: cabc.Set[Any]) -> list[Any]:
+    items = [to_jsonable(v) for v in value]
+    return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+
+
+_CONVERTERS: tuple[tuple[Any, Callable[[Any], Any]], ...] = (
+    (enum.Enum, lambda v: to_jsonable(v.value)),
+    ((dt.datetime, dt.date, dt.time), lambda v: v.isoformat()),
+    ((uuid.UUID, decimal.Decimal, pathlib.PurePath), str),
+    ((bytes, bytearray, memoryview), lambda v: base64.b64encode(bytes(v)).decode("ascii")),
+    (cabc.Mapping, _mapping),
+    (cabc.Set, _unordered),
+    (numbers.Integral, int),
+    (numbers.Real, float),
+)
+_LISTS = (cabc.Sequence, cabc.KeysView, cabc.ValuesView, cabc.ItemsView, cabc.Iterator)
+# (lists, tuples, ranges, deques, dict views, generators and other iterators)
+_DUCK_METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("model_dump", {"mode": "json"}),
+    ("tolist", {}),
+)
