@@ -24,13 +24,14 @@ import anyio.to_thread
 from typing_extensions import ParamSpec, Self, TypeVar
 
 from ..errors import ToolDefinitionError
+from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context
 from .dialects import DIALECTS, render
 from .nodes import Node, Schema
 from .schema import read_signature
 from .strict import StrictError
-from .validate import Coercion, validate_arguments
+from .validate import Coercion
 
 __all__ = ["Tool", "tool"]
 

@@ -2,8 +2,9 @@
 
 This module owns what every node of a compiled schema (see :mod:`aiwrapper.tools.nodes`) needs
 while it checks a value: where errors and coercions are collected, how JSON pointers are
-built, how keyword constraints (bounds, lengths, pattern) are checked, and the entry point
-:func:`validate_arguments`. The safe coercions themselves live with the node that applies them.
+built and how keyword constraints (bounds, lengths, pattern) are checked. The safe coercions
+themselves live with the node that applies them; the entry point that checks a whole call's
+arguments against a tool's compiled node is ``validate_arguments``, on the floor above both.
 
 The coercion list is exhaustive:
 
@@ -35,13 +36,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
-
-from ..errors import ToolArgumentsError
-from ..jsontext import loads_standard
-
-if TYPE_CHECKING:
-    from .nodes import Node
+from typing import Any
 
 __all__ = [
     "INVALID",
@@ -50,7 +45,6 @@ __all__ = [
     "check_constraints",
     "describe_value",
     "join_path",
-    "validate_arguments",
 ]
 
 
@@ -120,17 +114,6 @@ def describe_value(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-
-
-def _whole(message: str, sent: str) -> dict[str, str]:
-    """An error about the arguments as a whole, quoting the text the model sent."""
-    if sent:
-        quoted = sent if len(sent) <= _QUOTED else f"{sent[:_QUOTED]}... ({len(sent)} characters)"
-        message = f"{message}. You sent: {quoted}"
-    return {"path": "", "message": message}
-
-
-_QUOTED = 1_000  # characters of malformed arguments quoted back to the model
 
 
 def _shorten(text: str) -> str:
@@ -215,37 +198,3 @@ def _has_duplicates(items: Any) -> bool:
 @lru_cache(maxsize=256)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
-
-
-def validate_arguments(
-    root: Node, arguments: Mapping[str, Any] | str, *, tool_name: str
-) -> tuple[dict[str, Any], list[Coercion]]:
-    """Check a model's arguments against a tool's compiled parameters.
-
-    Args:
-        root: The compiled object node of the tool's parameters.
-        arguments: A mapping, or the JSON text a model produced (empty text means no arguments).
-        tool_name: Named in the error.
-
-    Returns:
-        The keyword arguments (declared Python types built) and the coercions applied.
-
-    Raises:
-        ToolArgumentsError: Listing every bad field by JSON pointer.
-    """
-    sent = ""
-    if isinstance(arguments, (str, bytes)):
-        try:
-            sent = arguments.decode() if isinstance(arguments, bytes) else arguments
-            arguments = loads_standard(sent) if sent.strip() else {}
-        except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN, deep nesting
-            message = f"arguments are not valid JSON ({exc}); send a JSON object"
-            raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
-    if not isinstance(arguments, Mapping):
-        message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
-        raise ToolArgumentsError(tool_name, [_whole(message, sent)])
-    st = State()
-    result = root.convert(arguments, "", st)
-    if st.errors or result is INVALID:
-        raise ToolArgumentsError(tool_name, st.errors)
-    return result, st.coercions
