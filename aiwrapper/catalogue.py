@@ -19,7 +19,13 @@ from ._modelinfo import ModelCost, ModelInfo
 __all__ = ["PROVIDER_IDS", "Catalogue", "ModelsDevCatalogue", "catalogue_provider", "get"]
 
 # aiwrapper's provider name -> the catalogue's id for the same service.
-PROVIDER_IDS = {"gemini": "google", "together": "togetherai", "ollama": "ollama-cloud"}
+# OpenAI's models are the same whichever of its APIs serves them.
+PROVIDER_IDS = {
+    "gemini": "google",
+    "together": "togetherai",
+    "ollama": "ollama-cloud",
+    "openai-responses": "openai",
+}
 
 
 def catalogue_provider(provider: str) -> str:

@@ -17,6 +17,7 @@ Facts use ``ModelInfo``'s field names (``tool_call``, ``reasoning``, ``structure
 * ``thinking_display``: the Claude ``thinking.display`` to send when the default hides text;
 * ``output_with_tools``: False when native structured output cannot be combined with function
   declarations in one request (Gemini 2.x).
+* ``responses_only``: an OpenAI model that only the Responses API serves (``o3-pro``...).
 """
 
 from __future__ import annotations
@@ -167,9 +168,11 @@ _GEMINI_RULES = (
 
 # OpenAI: the reasoning models take no sampling parameters (400 "Unsupported value:
 # 'temperature' does not support 0.2 with this model"); o1-mini and o1-preview have no tools
-# and no response_format; json_schema response formats start with gpt-4o-2024-08-06.
+# and no response_format; json_schema response formats start with gpt-4o-2024-08-06. The
+# GPT-3.5 and GPT-4 families (4o and 4.1 included) do not reason.
 _OPENAI = (
     _rule("openai", _ids(r"(gpt-4|gpt-5|o\d)"), tool_call=True),
+    _rule("openai", _ids(r"(gpt-3\.5|gpt-4)"), reasoning=False),
     _rule("openai", _ids(r"(o\d|gpt-5)"), reasoning=True, temperature=False),
     _rule("openai", _ids(r"gpt-5[\d.]*-chat"), reasoning=False, temperature=True),
     _rule("openai", _ids(r"(o\d|gpt-4o|gpt-4\.1|gpt-5)"), structured_output=True),
@@ -177,10 +180,31 @@ _OPENAI = (
     _rule("openai", _ids(r"o1-(mini|preview)"), tool_call=False, structured_output=False),
 )
 
+# Served by the Responses API only (OpenAI's ResponsesOnlyModel list), dated snapshots too:
+# ``api="auto"`` sends these there and every other model to Chat Completions.
+_RESPONSES_ONLY = (
+    _rule(
+        "openai",
+        _ids(
+            r"(o1-pro|o3-pro|o3-deep-research|o4-mini-deep-research|computer-use-preview"
+            r"|gpt-5-codex|gpt-5-pro|gpt-5\.5-pro|gpt-5\.1-codex-max|gpt-5\.6-cyber"
+            r"|gpt-daybreak-(blue|red)-latest)(-\d{4}-\d{2}-\d{2})?$"
+        ),
+        responses_only=True,
+    ),
+)
+
 # DeepSeek's response_format takes only json_object, not a JSON schema.
 _OTHERS = (_rule("deepseek", _ids(r"deepseek"), structured_output=False),)
 
-RULES: tuple[Rule, ...] = (*_CLAUDE, *_GEMINI_TOOLS, *_GEMINI_RULES, *_OPENAI, *_OTHERS)
+RULES: tuple[Rule, ...] = (
+    *_CLAUDE,
+    *_GEMINI_TOOLS,
+    *_GEMINI_RULES,
+    *_OPENAI,
+    *_RESPONSES_ONLY,
+    *_OTHERS,
+)
 
 # Current model ids these rules describe, newest first: what a capability warning suggests
 # when no catalogue is installed.

@@ -32,7 +32,7 @@ from .tools import Tool
 __all__ = ["OutputPlan"]
 
 # Providers whose wire can require a call (Ollama's cannot, and refuses a forced choice).
-_FORCEABLE = ("openai", "anthropic", "gemini")
+_FORCEABLE = ("openai", "openai-responses", "anthropic", "gemini")
 
 
 class OutputPlan:

@@ -83,10 +83,14 @@ class OpenAIProvider:
         if output is not None:
             body["response_format"] = encode_response_format(output)
         merge_extra_body(body, options.extra_body)
+        return HttpCall(self.url, self.request_headers(options.extra_headers), body, request.stream)
+
+    def request_headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """A request's headers: content type, key and organization, then ``extra``."""
         headers = dict(self._headers)
-        if options.extra_headers:
-            headers.update(options.extra_headers)
-        return HttpCall(self.url, headers, body, request.stream)
+        if extra:
+            headers.update(extra)
+        return headers
 
     # -- responses --------------------------------------------------------------------------
 

@@ -1,13 +1,15 @@
 """The OpenAI Responses API (``POST {base}/responses``), for OpenAI and compatible servers.
 
-``_decode`` turns its SSE events and whole ``response`` bodies into neutral events and keeps a
-turn's output items for replay; ``_errors`` reads the errors that arrive inside a 200 answer.
+``_encode`` builds the request body (the whole conversation each time, kept items replayed to
+the same provider and model), ``_decode`` turns SSE events and whole ``response`` bodies into
+neutral events, ``_errors`` reads the errors that arrive inside a 200 answer, and
+``_provider`` puts them together as a ``Provider``.
 """
 
 from __future__ import annotations
 
 from ._decode import ResponsesStreamDecoder
+from ._encode import flat_tool
+from ._provider import NAME, ResponsesProvider
 
-__all__ = ["NAME", "ResponsesStreamDecoder"]
-
-NAME = "openai-responses"
+__all__ = ["NAME", "ResponsesProvider", "ResponsesStreamDecoder", "flat_tool"]

@@ -1,0 +1,243 @@
+"""Encoding a round as a Responses API request body (``POST {base}/responses``).
+
+The conversation travels whole in ``input`` on every request (``store: false``; no
+``previous_response_id``), so ``result.messages`` stays self-sufficient and can be edited or
+moved to another provider. An assistant turn this provider made for the same model is replayed
+as the output items it kept (reasoning with its ``encrypted_content``, then message and
+``function_call`` items with their ids, in their order), because OpenAI pairs a call with the
+reasoning item before it by id. Any other turn is sent without ids and without reasoning:
+its text as an assistant message, its calls by ``call_id`` alone. Tools go in the flat function
+shape with ``strict`` always explicit (left out, the API picks strict when it can). Which server
+quirks apply is the Chat Completions profile's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ... import errors
+from ..._contract import ProviderRequest, ToolChoice
+from ...messages import LangMessage, OpaquePart, TextPart, ToolCallPart
+from ...modelrules import rules_for, thinking_effort
+from ...options import LangOptions
+from ...output import OutputSpec, output_spec
+from ...tools import Tool
+from ..base import error_result_text, merge_extra_body, result_text
+from ..openai._compat import OpenAIProfile, call_ids, checked_tool_choice, wire_call_id
+
+__all__ = ["flat_tool", "request_body"]
+
+# The smallest max_output_tokens the API takes.
+_MIN_OUTPUT_TOKENS = 16
+# A dated snapshot ("o3-2025-04-16") answers for its alias ("o3"): the same model.
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+
+
+def request_body(
+    request: ProviderRequest, profile: OpenAIProfile, *, openai: bool
+) -> dict[str, Any]:
+    """The JSON body for one round.
+
+    Args:
+        request: The round.
+        profile: The server's quirks; its ``name`` is this provider's (kept items carry it).
+        openai: OpenAI itself, where reasoning items are replayed with their encrypted content
+            (compatible servers refuse it, or have none).
+
+    Raises:
+        ConfigError: ``stop`` is set (the API has no stop sequences), or a tool choice this
+            server cannot enforce.
+    """
+    options = request.options
+    if options.stop is not None:
+        raise errors.ConfigError(
+            "the Responses API has no stop sequences: leave the stop option unset, or use "
+            "api='chat' (Chat Completions) for them"
+        )
+    instructions, conversation = _instructions(request.messages)
+    model = request.model if openai else None  # no replayed items toward compatible servers
+    body: dict[str, Any] = {"model": request.model}
+    if instructions:
+        body["instructions"] = instructions
+    body["input"] = encode_input(conversation, profile, model=model)
+    body["store"] = False  # stateless: the whole history is sent every time
+    if openai and rules_for("openai", request.model).get("reasoning") is not False:
+        # Without it a reasoning item comes back without its encrypted content, and with
+        # store false the next request's replay of it fails (404 "Item ... not found").
+        body["include"] = ["reasoning.encrypted_content"]
+    if request.tools:
+        _encode_tools(request, profile, body)
+    if options.native_tools:  # the server's own tool types, beside the functions
+        body["tools"] = [*body.get("tools", ()), *options.native_tools]
+    _encode_sampling(options, body)
+    output = output_spec(options.output_type)
+    if output is not None:
+        body["text"] = {"format": text_format(output)}
+    if request.stream:
+        body["stream"] = True
+        if openai:  # padding on every delta, on by default: nothing to read in it
+            body["stream_options"] = {"include_obfuscation": False}
+    merge_extra_body(body, options.extra_body)
+    return body
+
+
+def flat_tool(tool: Tool) -> dict[str, Any]:
+    """A tool in the Responses shape: the Chat Completions function, flattened."""
+    function = tool.schema_for("openai")["function"]
+    flat: dict[str, Any] = {"type": "function", "name": function["name"]}
+    if function.get("description"):
+        flat["description"] = function["description"]
+    flat["parameters"] = function["parameters"]
+    # Omitted, strict means "strict when the schema allows": said explicitly, it is strict
+    # exactly when the schema converts without loss.
+    flat["strict"] = bool(function.get("strict"))
+    return flat
+
+
+def text_format(output: OutputSpec) -> dict[str, Any]:
+    """``text.format`` for structured output: the flat form of a named JSON schema."""
+    function = output.tool.schema_for("openai")["function"]
+    return {
+        "type": "json_schema",
+        "name": output.name,
+        "schema": function["parameters"],
+        "strict": bool(function.get("strict")),
+    }
+
+
+def encode_input(
+    messages: Sequence[LangMessage], profile: OpenAIProfile, *, model: str | None
+) -> list[dict[str, Any]]:
+    """The ``input`` items for ``messages`` (system messages after the first user turn too).
+
+    ``model`` is the model asked now: assistant turns it made are replayed as their kept
+    items; ``None`` replays none.
+    """
+    ids = call_ids(profile, messages)
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            kept = _kept_items(message, profile.name, model)
+            items += kept if kept is not None else _assistant(message, ids)
+        elif message.role == "tool":
+            items.append(_result(message, ids, profile))
+        else:  # the string form: servers that read only it and spec validators agree on it
+            items.append({"type": "message", "role": message.role, "content": message.content})
+    return items
+
+
+def _instructions(messages: Sequence[LangMessage]) -> tuple[str, Sequence[LangMessage]]:
+    """The leading system messages as ``instructions``, and the rest of the conversation."""
+    lead = 0
+    while lead < len(messages) and messages[lead].role == "system":
+        lead += 1
+    return "\n\n".join(m.content for m in messages[:lead]), messages[lead:]
+
+
+def _kept_items(
+    message: LangMessage, provider: str, model: str | None
+) -> list[dict[str, Any]] | None:
+    """The turn's kept output items, when they may be replayed to ``model``, else None.
+
+    They may when this provider kept them for the same model and they hold every call of the
+    turn (a call cut off at the token limit has no item: the turn then goes without ids).
+    """
+    kept = next(
+        (p.state.data for p in message.parts if isinstance(p, OpaquePart) and _own(p, provider)),
+        None,
+    )
+    if kept is None or model is None or not _same_model(kept.get("model"), model):
+        return None
+    items: list[dict[str, Any]] = kept["items"]
+    by_call = {i.get("call_id"): i for i in items if i.get("type") == "function_call"}
+    calls = {c.id: c for c in message.tool_calls}
+    if set(calls) - set(by_call):
+        return None
+    # Verbatim, but for arguments that were not a JSON object: those go as the call says.
+    return [
+        {**i, "arguments": calls[i["call_id"]].arguments_json()} if i.get("call_id") in calls else i
+        for i in items
+    ]
+
+
+def _own(part: OpaquePart, provider: str) -> bool:
+    return part.state.provider == provider
+
+
+def _same_model(kept: object, model: str) -> bool:
+    return isinstance(kept, str) and _SNAPSHOT.sub("", kept) == _SNAPSHOT.sub("", model)
+
+
+def _assistant(message: LangMessage, ids: Mapping[str, str]) -> list[dict[str, Any]]:
+    """A turn from elsewhere: text in the easy form, calls by ``call_id`` only, no reasoning."""
+    items: list[dict[str, Any]] = []
+    text: list[str] = []
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            text.append(part.text)
+        elif isinstance(part, ToolCallPart):
+            items += _text_item(text)
+            call = part.call
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": ids[call.id],
+                    "name": call.name,
+                    "arguments": call.arguments_json(),
+                }
+            )
+    return items + _text_item(text)
+
+
+def _text_item(text: list[str]) -> list[dict[str, Any]]:
+    joined = "".join(text)
+    text.clear()
+    return [{"type": "message", "role": "assistant", "content": joined}] if joined else []
+
+
+def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile) -> dict[str, Any]:
+    call_id = message.tool_call_id
+    if not call_id:  # the wire pairs an output with its call by call_id alone
+        raise errors.ConfigError(f"a tool result needs the tool_call_id of its call: {message!r}")
+    output = result_text(message)
+    if message.is_error:  # no error flag on this wire: the error is said in the text
+        output = error_result_text(output, message.error_type)
+    wire_id = ids.get(call_id) or wire_call_id(profile, call_id)
+    return {"type": "function_call_output", "call_id": wire_id, "output": output}
+
+
+def _encode_tools(request: ProviderRequest, profile: OpenAIProfile, body: dict[str, Any]) -> None:
+    options = request.options
+    choice = checked_tool_choice(profile, [t.name for t in request.tools], options)
+    if choice is not None and choice.mode == "none" and not profile.supports_tool_choice:
+        return  # a server without tool_choice: "none" is said by offering no tools
+    body["tools"] = [flat_tool(t) for t in request.tools]
+    if choice is not None and profile.supports_tool_choice:
+        body["tool_choice"] = _wire_choice(choice)
+    if options.parallel_tool_calls is not None and profile.supports_parallel_tool_calls:
+        body["parallel_tool_calls"] = options.parallel_tool_calls
+
+
+def _wire_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice.mode == "named":  # flat, unlike Chat Completions' {"function": {"name"}}
+        return {"type": "function", "name": choice.name}
+    return choice.mode
+
+
+def _encode_sampling(options: LangOptions, body: dict[str, Any]) -> None:
+    # A model known to refuse temperature and top_p has lost them already, with a warning.
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.top_p is not None:
+        body["top_p"] = options.top_p
+    if options.max_tokens is not None:
+        body["max_output_tokens"] = max(options.max_tokens, _MIN_OUTPUT_TOKENS)
+    thinking = options.thinking
+    if thinking:  # True: the model's own default effort
+        reasoning: dict[str, Any] = {"summary": "auto"}
+        if thinking is not True:
+            effort = thinking if isinstance(thinking, str) else thinking_effort(thinking)
+            reasoning = {"effort": effort, **reasoning}
+        body["reasoning"] = reasoning
