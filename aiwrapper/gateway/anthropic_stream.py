@@ -10,8 +10,7 @@ stops, from the thinking part of the turn being streamed (the backend sent it ju
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ..messages import OpaquePart, Part, ThinkingPart
@@ -21,7 +20,7 @@ from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
 from .callstate import call_part, packed_id
-from .frontend import GatewayError, turn_parts
+from .frontend import GatewayError, sse, turn_parts
 
 __all__ = ["EventEncoder", "kept_block", "signature", "stop_reason", "usage"]
 
@@ -125,11 +124,12 @@ class EventEncoder:
             "delta": {"stop_reason": stop_reason(result), "stop_sequence": None},
             "usage": usage(result),
         }
-        return out + _sse("message_delta", delta) + _sse("message_stop", {"type": "message_stop"})
+        stop = sse(event="message_stop", data={"type": "message_stop"})
+        return out + sse(event="message_delta", data=delta) + stop
 
     def error(self, error: GatewayError) -> bytes:
         """An ``error`` event, and no ``message_stop``."""
-        return _sse("error", self._error_body(error))
+        return sse(event="error", data=self._error_body(error))
 
     def _begin(self) -> bytes:
         if self._started:
@@ -146,7 +146,7 @@ class EventEncoder:
             # Input tokens are known when the backend's turn ends: message_delta says them.
             "usage": {"input_tokens": 0, "output_tokens": 0},
         }
-        return _sse("message_start", {"type": "message_start", "message": message})
+        return sse(event="message_start", data={"type": "message_start", "message": message})
 
     def _into(self, kind: BlockKind, result: LangResult) -> bytes:
         """Open a block of ``kind`` unless one is open already."""
@@ -211,7 +211,7 @@ class EventEncoder:
         self._index += 1
         self._open = kind
         start = {"type": "content_block_start", "index": self._index, "content_block": block}
-        return out + _sse("content_block_start", start)
+        return out + sse(event="content_block_start", data=start)
 
     def _stop_open(self, result: LangResult) -> bytes:
         if self._open is None:
@@ -223,7 +223,7 @@ class EventEncoder:
                 out = _delta(self._index, "signature_delta", "signature", signed)
         self._open, self._call = None, None
         stop = {"type": "content_block_stop", "index": self._index}
-        return out + _sse("content_block_stop", stop)
+        return out + sse(event="content_block_stop", data=stop)
 
 
 def stop_reason(result: LangResult) -> str:
@@ -263,9 +263,4 @@ def _latest_signature(result: LangResult) -> str | None:
 
 def _delta(index: int, kind: str, key: str, value: str) -> bytes:
     payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: value}}
-    return _sse("content_block_delta", payload)
-
-
-def _sse(name: str, data: Mapping[str, Any]) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return f"event: {name}\ndata: {text}\n\n".encode()
+    return sse(event="content_block_delta", data=payload)

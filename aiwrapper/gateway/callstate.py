@@ -4,7 +4,9 @@ Some backends need state of a call on the next turn (Gemini's thought signatures
 refuses a replayed call without its signature). The gateway keeps nothing between requests,
 but every client echoes a call's id unchanged, in the assistant message and in the tool
 result, so the state rides there: ``<id>__aws_<base64url of JSON>``. Calls without state keep
-their own ids. An id that does not unpack is kept as it is (a client's own id, say).
+their own ids. An id that does not unpack is kept as it is (a client's own id, say). The same
+packing (``packed``/``unpacked``) carries other state a client echoes unchanged, such as the
+state of a reasoning item on the Responses wire.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..messages import LangMessages, ProviderState, ToolCallPart
 from ..result import FunctionCall, LangResult
 from .frontend import turn_parts
 
-__all__ = ["call_part", "packed_id", "unpack_calls"]
+__all__ = ["call_part", "packed", "packed_id", "unpack_calls", "unpacked"]
 
 _MARK = "__aws_"
 
@@ -34,10 +36,29 @@ def packed_id(call_id: str, part: ToolCallPart | None) -> str:
         return call_id
     if not part.state.data and part.call.synthetic_id:
         return call_id
-    state = {"p": part.state.provider, "d": part.state.data, "s": part.call.synthetic_id}
-    text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-    encoded = base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
-    return call_id + _MARK + encoded
+    return call_id + packed(part.state, s=part.call.synthetic_id)
+
+
+def packed(state: ProviderState, **extra: Any) -> str:
+    """``state`` (and ``extra`` keys) as ``__aws_<base64url of JSON>``."""
+    fields = {"p": state.provider, "d": state.data, **extra}
+    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return _MARK + base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def unpacked(text: str) -> dict[str, Any] | None:
+    """The fields ``packed`` wrote (``p``, ``d`` and the extras), or ``None`` for other text."""
+    if not text.startswith(_MARK):
+        return None
+    encoded = text[len(_MARK) :]
+    try:
+        decoded = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
+        state = json.loads(decoded)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(state, dict) or not isinstance(state.get("d"), dict) or "p" not in state:
+        return None
+    return state
 
 
 def unpack_calls(messages: LangMessages) -> None:
@@ -64,13 +85,5 @@ def call_part(result: LangResult, call: FunctionCall) -> ToolCallPart | None:
 
 def _unpacked(call_id: str) -> tuple[str, dict[str, Any] | None]:
     original, mark, encoded = call_id.partition(_MARK)
-    if not mark:
-        return call_id, None
-    try:
-        text = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
-        state = json.loads(text)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return call_id, None
-    if not isinstance(state, dict) or not isinstance(state.get("d"), dict) or "p" not in state:
-        return call_id, None
-    return original, state
+    state = unpacked(mark + encoded) if mark else None
+    return (original, state) if state is not None else (call_id, None)

@@ -10,6 +10,7 @@ front-ends own no I/O. Adding a wire is one module implementing ``Frontend`` plu
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ __all__ = [
     "check_type",
     "in_call_order",
     "read_tools",
+    "sse",
     "turn_parts",
 ]
 
@@ -115,6 +117,13 @@ def turn_parts(result: LangResult) -> list[Part]:
     return result.messages[-1].parts
 
 
+def sse(data: Mapping[str, Any], event: str | None = None) -> bytes:
+    """One server-sent event: ``data`` as compact JSON, named ``event`` when given."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {text}\n\n".encode()
+
+
 def bad_request(message: str, param: str | None) -> GatewayError:
     """A 400 naming the request field at fault."""
     return GatewayError(400, "invalid_request", message, param=param)
@@ -129,6 +138,7 @@ class ClientRequest:
     options: dict[str, Any] = field(default_factory=dict)
     stream: bool = False
     include_usage: bool = False
+    echo: dict[str, Any] = field(default_factory=dict)  # request fields the reply repeats
 
 
 class StreamEncoder(Protocol):

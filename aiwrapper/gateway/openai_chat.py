@@ -36,7 +36,7 @@ from .openai_stream import (
     wire_finish,
 )
 
-__all__ = ["OpenAIChat"]
+__all__ = ["OpenAIChat", "openai_error_body"]
 
 _ERROR_TYPES: dict[ErrorKind, str] = {
     "invalid_request": "invalid_request_error",
@@ -99,14 +99,19 @@ class OpenAIChat:
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:
         """``{"error": {"message", "type", "param", "code"}}``."""
-        return {
-            "error": {
-                "message": error.message,
-                "type": _ERROR_TYPES[error.kind],
-                "param": error.param,
-                "code": error.code,
-            }
+        return openai_error_body(error)
+
+
+def openai_error_body(error: GatewayError) -> dict[str, Any]:
+    """The error in OpenAI's shape, which every OpenAI API (Chat, Responses) shares."""
+    return {
+        "error": {
+            "message": error.message,
+            "type": _ERROR_TYPES[error.kind],
+            "param": error.param,
+            "code": error.code,
         }
+    }
 
 
 def _refuse_response_format(body: dict[str, Any]) -> None:

@@ -10,10 +10,9 @@ non-streamed body's pieces, so both shapes say the same thing.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
@@ -23,7 +22,7 @@ from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, Te
 from ..runevents import ThinkingDelta as ThinkingText
 from .anthropic_stream import kept_block, signature
 from .callstate import call_part, packed_id
-from .frontend import ClientRequest, GatewayError
+from .frontend import ClientRequest, GatewayError, sse
 
 __all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
 
@@ -81,12 +80,12 @@ class ChunkEncoder:
             out += self._delta({"thinking_blocks": signed})
         out += self._chunk({}, wire_finish(result))
         if self._include_usage:
-            out += _sse({**self._envelope, "choices": [], "usage": usage(result)})
+            out += sse({**self._envelope, "choices": [], "usage": usage(result)})
         return bytes(out + b"data: [DONE]\n\n")
 
     def error(self, error: GatewayError) -> bytes:
         """An error object where the next chunk would be, and no ``[DONE]``."""
-        return _sse(self._error_body(error))
+        return sse(self._error_body(error))
 
     def _flush(self, result: LangResult) -> bytes:
         pending, self._pending = self._pending, []
@@ -120,12 +119,7 @@ class ChunkEncoder:
         chunk = {**self._envelope, "choices": [choice]}
         if self._include_usage:
             chunk["usage"] = None  # every chunk but the last carries a null usage
-        return prefix + _sse(chunk)
-
-
-def _sse(data: Mapping[str, Any]) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return b"data: " + text.encode("utf-8") + b"\n\n"
+        return prefix + sse(chunk)
 
 
 def new_id() -> str:
