@@ -3,9 +3,9 @@
 It owns HTTP: auth (API keys compared in constant time; loopback clients only without keys),
 the body size limit, routing a client's ``model`` to a ``Lang``, mapping errors to the
 client's wire, client disconnects and the access log. What a wire looks like is the
-front-ends' business (``openai_chat.py``, ``anthropic_messages.py``). A translator, never an
-agent: each client request is one model request (``auto_execute=False``); the client runs
-its own tools and sends their results back.
+front-ends' business (``openai_chat.py``, ``_responses_api.py``, ``anthropic_messages.py``).
+A translator, never an agent: each client request is one model request
+(``auto_execute=False``); the client runs its own tools and sends their results back.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..errors import ConfigError
+from ._responses_api import ResponsesAPI
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from .callstate import unpack_calls
@@ -40,6 +41,7 @@ DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 # The front-end serving each POST path; a new wire is one entry here and one module.
 FRONTENDS: dict[str, Frontend] = {
     "/v1/chat/completions": OpenAIChat(),
+    "/v1/responses": ResponsesAPI(),
     "/v1/messages": AnthropicMessages(),
 }
 _OPENAI = FRONTENDS["/v1/chat/completions"]
@@ -48,7 +50,7 @@ _TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
 
 class Gateway:
-    """An ASGI 3 application serving the OpenAI and Anthropic APIs from any ``Lang``.
+    """An ASGI 3 application serving the OpenAI (Chat and Responses) and Anthropic APIs.
 
     Args:
         routes: Maps the ``model`` name a client sends to the ``Lang`` that serves it (its
@@ -168,9 +170,10 @@ async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange:
     options.update(_TRANSLATOR)
     unpack_calls(request.messages)
     messages = in_call_order(request.messages)
+    encoder = front.encoder(request) if request.stream else None
     try:
-        if request.stream:
-            await _stream(front, request, lang.stream(messages, options), exchange)
+        if encoder is not None:
+            await _stream(encoder, lang.stream(messages, options), exchange)
         else:
             result = await lang.chat(messages, options)
             await exchange.json(200, front.response(request, result))
@@ -178,14 +181,11 @@ async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange:
         error = as_gateway_error(exc, front.overloaded_status)
         if not exchange.started:
             await _send_error(front, error, exchange)
-        elif request.stream:  # the stream breaks visibly: an error event, no end marker
-            await exchange.body(front.encoder(request).error(error), more=False)
+        elif encoder is not None:  # the stream breaks visibly: an error event, no end marker
+            await exchange.body(encoder.error(error), more=False)
 
 
-async def _stream(
-    front: Frontend, request: ClientRequest, run: RunStream[Any], exchange: Exchange
-) -> None:
-    encoder = front.encoder(request)
+async def _stream(encoder: StreamEncoder, run: RunStream[Any], exchange: Exchange) -> None:
     async with run:
         # Nothing goes out before the backend's first output: an upstream error before it
         # is still a proper HTTP error status (a 429 with its retry-after, say).

@@ -1,0 +1,173 @@
+"""The OpenAI Responses front-end: ``POST /v1/responses``, streamed or not.
+
+A client's request is read into the neutral conversation (``input`` items in
+``_responses_input.py``, ``instructions`` as the system message) and run options (flat
+function tools, ``tool_choice``, ``parallel_tool_calls``, ``max_output_tokens``,
+``reasoning.effort``, sampling); the outcome goes back as a ``response`` object or its event
+stream (``_responses_stream.py``), errors in OpenAI's shape. The gateway keeps nothing
+between requests, so what needs stored state is refused with a 400 naming the field:
+``previous_response_id``, ``conversation``, stored ``prompt`` templates, ``store: true`` (and
+with it retrieval), ``background``; so are what not every backend can do: built-in tools,
+``text.format`` other than text, logprobs. ``store`` left out is served as ``false``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ..messages import LangMessage
+from ..result import LangResult
+from ._responses_input import read_input
+from ._responses_items import new_id, output_items, response_object
+from ._responses_stream import ResponseEventEncoder
+from .frontend import (
+    ClientRequest,
+    GatewayError,
+    bad_request,
+    check_number,
+    check_type,
+    read_route,
+    read_tools,
+)
+from .openai_chat import openai_error_body
+
+__all__ = ["ResponsesAPI"]
+
+# reasoning.effort -> thinking; the Responses API's finer steps fold into the neutral three.
+_EFFORTS: dict[str, str | bool] = {
+    "none": False,
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+    "max": "high",
+}
+_STATEFUL = ("previous_response_id", "conversation", "prompt")
+_INCLUDABLE = ("reasoning.encrypted_content",)  # always sent when there is state to carry
+
+
+class ResponsesAPI:
+    """The Responses wire, as a server speaks it."""
+
+    name = "openai-responses"
+    overloaded_status = 503
+
+    def decode(self, body: Any) -> ClientRequest:
+        """The request, or a 400 naming the field at fault."""
+        route = read_route(body)
+        _refuse_unsupported(body)
+        messages = read_input(body.get("input"))
+        instructions = check_type(body, "instructions", str)
+        if instructions:
+            messages.insert(0, LangMessage.text("system", instructions))
+        return ClientRequest(
+            route=route,
+            messages=messages,
+            options=_options(body),
+            stream=bool(check_type(body, "stream", bool)),
+            echo=_echo(body),
+        )
+
+    def response(self, request: ClientRequest, result: LangResult) -> dict[str, Any]:
+        """The ``response`` object."""
+        output = output_items(result.messages[-1].parts)
+        return response_object(request, new_id("resp"), int(time.time()), output, result)
+
+    def encoder(self, request: ClientRequest) -> ResponseEventEncoder:
+        """A fresh encoder of the Responses event stream."""
+        return ResponseEventEncoder(request, self.error_body)
+
+    def error_body(self, error: GatewayError) -> dict[str, Any]:
+        """``{"error": {"message", "type", "param", "code"}}``, as on every OpenAI API."""
+        return openai_error_body(error)
+
+
+def _refuse_unsupported(body: Mapping[str, Any]) -> None:
+    for key in _STATEFUL:
+        if body.get(key) is not None:
+            message = f"{key!r} is not supported: this gateway keeps no state; send the whole "
+            raise bad_request(message + "conversation in 'input'", key)
+    for key in ("store", "background"):
+        if check_type(body, key, bool):
+            raise bad_request(f"{key}: true is not supported: this gateway keeps nothing", key)
+    for index, included in enumerate(check_type(body, "include", list) or ()):
+        if included not in _INCLUDABLE:
+            raise bad_request(f"include {included!r} is not supported here", f"include[{index}]")
+    text_format = (check_type(body, "text", dict) or {}).get("format")
+    if text_format is not None and (_kind(text_format) != "text"):
+        raise bad_request("text.format other than {'type': 'text'} is not supported", "text.format")
+    if check_number(body, "top_logprobs", integer=True):
+        raise bad_request("logprobs are not supported by this gateway", "top_logprobs")
+
+
+def _options(body: Mapping[str, Any]) -> dict[str, Any]:
+    tools = read_tools(body.get("tools"), "tools", _tool)
+    options: dict[str, Any] = {
+        "functions": tools,
+        "parallel_tool_calls": check_type(body, "parallel_tool_calls", bool),
+        "temperature": check_number(body, "temperature"),
+        "top_p": check_number(body, "top_p"),
+        "max_tokens": check_number(body, "max_output_tokens", integer=True),
+    }
+    choice = body.get("tool_choice")
+    if choice is not None:
+        options["function_call"] = _tool_choice(choice, [t.name for t in tools])
+    effort = (check_type(body, "reasoning", dict) or {}).get("effort")
+    if effort is not None:
+        if effort not in _EFFORTS:
+            raise bad_request(f"unknown reasoning effort {effort!r}", "reasoning.effort")
+        options["thinking"] = _EFFORTS[effort]
+    return options
+
+
+def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+    """A flat function tool; built-in tools run at OpenAI only, so they are refused."""
+    if entry.get("type") != "function":
+        message = f"tool type {entry.get('type')!r} is not supported here (function tools only)"
+        raise bad_request(message, f"{where}.type")
+    if not isinstance(entry.get("name"), str):
+        raise bad_request("a function tool needs a 'name'", f"{where}.name")
+    parameters = entry.get("parameters")
+    return {
+        "name": entry["name"],
+        "description": entry.get("description") or "",
+        "parameters": parameters if parameters is not None else {"type": "object"},
+    }
+
+
+def _tool_choice(choice: Any, names: list[str]) -> str | dict[str, str]:
+    if choice in ("none", "auto", "required"):
+        return str(choice)
+    if _kind(choice) != "function" or not isinstance(choice.get("name"), str):
+        raise bad_request(
+            "tool_choice must be none, auto, required or {'type': 'function', 'name': ...}",
+            "tool_choice",
+        )
+    if choice["name"] not in names:
+        message = f"tool_choice names {choice['name']!r}, which is not in 'tools'"
+        raise bad_request(message, "tool_choice.name")
+    return {"name": choice["name"]}
+
+
+def _kind(value: Any) -> Any:
+    return value.get("type") if isinstance(value, Mapping) else None
+
+
+def _echo(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The request fields a ``response`` object repeats, with the API's defaults."""
+    return {
+        "instructions": body.get("instructions"),
+        "tools": body.get("tools") or [],
+        "tool_choice": body.get("tool_choice") or "auto",
+        "parallel_tool_calls": body.get("parallel_tool_calls") is not False,
+        "temperature": body.get("temperature"),
+        "top_p": body.get("top_p"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "reasoning": body.get("reasoning") or {"effort": None, "summary": None},
+        "text": body.get("text") or {"format": {"type": "text"}},
+        "truncation": body.get("truncation") or "disabled",
+        "metadata": body.get("metadata") or {},
+    }

@@ -1,0 +1,103 @@
+"""A Responses request's ``input`` read into the neutral conversation.
+
+``input`` is a string (one user message) or a list of items: messages in the easy form
+(``role`` and string or part-list ``content``, ``type`` optional), and the items of earlier
+turns a client echoes back: ``reasoning``, ``function_call`` (keyed by ``call_id``; the
+``fc_`` item ``id`` means nothing to another backend and is dropped) and
+``function_call_output``. Consecutive assistant-side items form one assistant turn, in their
+order. Text and calls go through ``message_dicts``, the reader ``chat`` uses; reasoning gets
+its backend state back from ``encrypted_content`` (``_responses_items.py``). An item type
+this gateway cannot send to every backend (images, stored ``item_reference``s, built-in tool
+calls) is a 400 naming it, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ConfigError
+from ..message_dicts import messages_from_dict
+from ..messages import LangMessage, LangMessages
+from ._responses_items import reasoning_part
+from .frontend import bad_request
+
+__all__ = ["read_input"]
+
+_ROLES = ("user", "assistant", "system", "developer")
+
+
+def read_input(raw: Any) -> LangMessages:
+    """The conversation ``input`` holds, or a 400 naming the item at fault."""
+    if isinstance(raw, str) and raw:
+        return LangMessages([LangMessage.text("user", raw)])
+    if not isinstance(raw, list) or not raw:
+        raise bad_request("'input' must be a non-empty string or list of items", "input")
+    out = LangMessages()
+    for index, item in enumerate(raw):
+        where = f"input[{index}]"
+        try:
+            messages = _item(item, where)
+        except ConfigError as exc:
+            raise bad_request(str(exc), where) from exc
+        for message in messages:
+            previous = out[-1] if out else None
+            if message.role == "assistant" and previous and previous.role == "assistant":
+                previous.parts.extend(message.parts)  # the same turn: reasoning, text, calls
+            else:
+                out.append(message)
+    return out
+
+
+def _item(item: Any, where: str) -> list[LangMessage]:
+    if not isinstance(item, Mapping):
+        raise bad_request("an input item must be an object", where)
+    kind = item.get("type", "message")
+    if kind == "message":
+        return _message(item, where)
+    if kind == "function_call":
+        call = {"id": _string(item, "call_id", where), "function": _function(item, where)}
+        return messages_from_dict({"role": "assistant", "tool_calls": [call]})
+    if kind == "function_call_output":
+        call_id = _string(item, "call_id", where)
+        output = item.get("output")  # a string, or a list of input_text parts
+        content = output if output is not None else ""
+        return messages_from_dict({"role": "tool", "tool_call_id": call_id, "content": content})
+    if kind == "reasoning":
+        return _reasoning(item)
+    raise bad_request(f"input items of type {kind!r} are not supported here", f"{where}.type")
+
+
+def _message(item: Mapping[str, Any], where: str) -> list[LangMessage]:
+    role = item.get("role")
+    if role not in _ROLES:
+        raise bad_request(f"role must be one of {', '.join(_ROLES)}", f"{where}.role")
+    return messages_from_dict({"role": role, "content": item.get("content")})
+
+
+def _function(item: Mapping[str, Any], where: str) -> dict[str, str]:
+    arguments = item.get("arguments", "")
+    if not isinstance(arguments, str):
+        raise bad_request("'arguments' must be JSON text", f"{where}.arguments")
+    return {"name": _string(item, "name", where), "arguments": arguments}
+
+
+def _reasoning(item: Mapping[str, Any]) -> list[LangMessage]:
+    texts = [_text(part) for key in ("summary", "content") for part in item.get(key) or ()]
+    # The summary when there is one; else the raw reasoning text some servers send instead.
+    summary = [t for t in texts[: len(item.get("summary") or ())] if t]
+    text = "\n\n".join(summary or [t for t in texts if t])
+    part = reasoning_part(text, item.get("encrypted_content"))
+    return [LangMessage("assistant", [part])] if part is not None else []
+
+
+def _text(part: Any) -> str:
+    text = part.get("text") if isinstance(part, Mapping) else None
+    return text if isinstance(text, str) else ""
+
+
+def _string(item: Mapping[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        raise bad_request(f"{key!r} must be a non-empty string", f"{where}.{key}")
+    return value
