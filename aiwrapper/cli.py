@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .errors import AIWrapperError, ConfigError
-from .factories import DEFAULT_MODELS
 from .lang import Lang
+from .providers._registry import HTTP_PROVIDERS, build_named
 from .runevents import TextDelta
 from .tools import to_tool
 from .tools.doctor import diagnose
@@ -56,9 +56,8 @@ def _lang(provider: str | None, model: str | None) -> Lang:
         return Lang.from_env()
     if provider == "offline":
         return Lang.offline()
-    if provider in DEFAULT_MODELS:
-        factory = getattr(Lang, provider)
-        return factory(model or DEFAULT_MODELS[provider])  # type: ignore[no-any-return]
+    if provider in HTTP_PROVIDERS:
+        return Lang(build_named(provider, model))
     if model is None:
         raise ConfigError(f"--provider {provider} needs --model")
     return Lang.openai_compatible(preset=provider, model=model)

@@ -2,8 +2,9 @@
 
 A ``Lang`` pairs one ``Model`` (an HTTP provider or an offline model) with default options.
 Each ``ask``/``chat`` merges options, turns ``functions`` into tools, and hands a fresh ``Run``
-(``loop.py``) the conversation. The factories live in ``factories.py``; provider modules are
-imported only when a factory needs them, so ``import aiwrapper`` stays light.
+(``loop.py``) the conversation. Each factory hands its keywords to the builder its provider
+package exports; a package is imported only when its factory is called, so ``import aiwrapper``
+stays light.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
-from .factories import Factories
 from .loop import Run
 from .messages import LangMessage, LangMessages
 from .options import EventCallback, OptionsLike, merge_options
@@ -31,7 +31,12 @@ from .watch import chain
 
 if TYPE_CHECKING:
     from ._contract import Model
-    from .providers.scripted import ScriptedRequest
+    from .http import HttpSettings
+    from .providers.anthropic import AnthropicSettings
+    from .providers.gemini import GeminiSettings, VertexConfig
+    from .providers.ollama import OllamaSettings
+    from .providers.openai import OpenAISettings
+    from .providers.scripted import ScriptedRequest, TurnSource
 
 __all__ = ["Lang"]
 
@@ -39,7 +44,7 @@ MessagesLike = Iterable["LangMessage | Mapping[str, Any]"]
 OutputT = TypeVar("OutputT")
 
 
-class Lang(Factories):
+class Lang:
     """A language model with default options; ask it things, with tools.
 
     Build one with a factory (``Lang.openai``, ``Lang.anthropic``, ``Lang.gemini``,
@@ -54,6 +59,131 @@ class Lang(Factories):
         self._sync = LoopThread()
         # Plain functions passed in ``functions`` are wrapped once, not on every call.
         self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
+
+    # The factories: each hands its keywords to its provider package's builder. Every HTTP
+    # factory also takes ``timeout``, ``max_retries``, ``http_client``, ``max_connections``,
+    # ``retry_base_delay`` and ``retry_max_delay`` (``HttpSettings``).
+    @classmethod
+    def openai(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[OpenAISettings],
+    ) -> Lang:
+        """OpenAI Chat Completions (key from ``OPENAI_API_KEY``; model ``gpt-4o-mini``)."""
+        from .providers import openai
+
+        model_ = openai.build(model, api_key=api_key, base_url=base_url, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def openai_compatible(
+        cls,
+        base_url: str | None = None,
+        *,
+        model: str,
+        preset: str | None = None,
+        api_key: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[HttpSettings],
+    ) -> Lang:
+        """Any OpenAI-compatible server, by base URL or by ``preset`` name.
+
+        Presets: openrouter, groq, deepseek, mistral, together, xai, vllm, llamacpp,
+        lmstudio, ollama. A preset supplies the base URL, the key's environment variable and
+        the server's wire quirks; ``base_url`` overrides its URL.
+        """
+        from .providers import openai
+
+        model_ = openai.build_compatible(
+            base_url, model=model, preset=preset, api_key=api_key, **settings
+        )
+        return cls(model_, options=options)
+
+    @classmethod
+    def anthropic(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[AnthropicSettings],
+    ) -> Lang:
+        """Anthropic Messages (key from ``ANTHROPIC_API_KEY``; model ``claude-sonnet-4-5``)."""
+        from .providers import anthropic
+
+        model_ = anthropic.build(model, api_key=api_key, base_url=base_url, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def gemini(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        vertex: VertexConfig | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[GeminiSettings],
+    ) -> Lang:
+        """Google Gemini (key from ``GEMINI_API_KEY``, then ``GOOGLE_API_KEY``).
+
+        Vertex AI: pass ``vertex=VertexConfig(project=..., location=..., access_token=...)``.
+        The default model is ``gemini-2.5-flash``.
+        """
+        from .providers import gemini
+
+        model_ = gemini.build(model, api_key=api_key, base_url=base_url, vertex=vertex, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def ollama(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[OllamaSettings],
+    ) -> Lang:
+        """Ollama's native API (``OLLAMA_HOST`` honoured; no key for a local server).
+
+        The default model is ``qwen3`` and the default ``timeout`` 300 s.
+        """
+        from .providers import ollama
+
+        model_ = ollama.build(model, api_key=api_key, base_url=base_url, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def scripted(cls, turns: TurnSource, *, options: OptionsLike = None) -> Lang:
+        """A model that replays ``turns`` and records each request (for tests)."""
+        from .providers.scripted import ScriptedModel
+
+        return cls(ScriptedModel(turns), options=options)
+
+    @classmethod
+    def offline(cls, *, options: OptionsLike = None) -> Lang:
+        """A model with no network: calls each tool once, then answers from the results."""
+        from .providers.scripted import OfflineModel
+
+        return cls(OfflineModel(), options=options)
+
+    @classmethod
+    def from_env(cls, *, options: OptionsLike = None) -> Lang:
+        """The first provider whose key is set, else the offline model.
+
+        ``AIWRAPPER_PROVIDER`` (openai, anthropic, gemini, ollama, offline) picks one
+        explicitly and ``AIWRAPPER_MODEL`` names the model; otherwise the keys are tried in
+        the order OpenAI, Anthropic, Gemini.
+        """
+        from .providers._registry import from_env
+
+        return cls(from_env(), options=options)
 
     @property
     def provider(self) -> str:

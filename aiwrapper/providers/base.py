@@ -7,6 +7,7 @@ contract in ``aiwrapper._contract``; its names are imported here for the provide
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "ProviderRequest",
     "StreamDecoder",
     "ToolChoice",
+    "api_key",
     "error_class_for_status",
     "error_result_text",
     "make_error",
@@ -142,3 +144,23 @@ def _replaced(path: str) -> errors.ConfigError:
         f"extra_body cannot replace {path!r}, which the SDK sets from the options; set it "
         f"through its option instead{hint}"
     )
+
+
+def api_key(given: str | None, env_vars: Sequence[str], *, required: bool = True) -> str | None:
+    """The API key: ``given``, else the first of ``env_vars`` that is set, stripped.
+
+    A key read from a file ends with a newline, which no header may carry (and the failing
+    header's text would show the key): the whitespace around a key is dropped.
+
+    Raises:
+        ConfigError: ``required`` and no key found, naming the variables to set.
+    """
+    for key in (given, *(os.environ.get(var) for var in env_vars)):
+        if key and key.strip():
+            return key.strip()
+    if required:
+        names = " or ".join(env_vars)
+        raise errors.ConfigError(
+            f"no API key: pass api_key=... or set the environment variable {names}"
+        )
+    return None

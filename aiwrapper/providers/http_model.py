@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from typing_extensions import Unpack
+
 from .. import errors
 from .._contract import EventSink, Provider, ProviderRequest, StreamDecoder
 from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
-from ..http import HttpTransport
+from ..http import HttpSettings, HttpTransport
 from ..httpcall import HttpCall
 from ..sizelimits import SizeLimits
 
@@ -45,6 +47,11 @@ class HttpModel:
         # Ollama's decoder must know the declared tool names (its wire mixes calls into text);
         # asked once here rather than on every request.
         self._wants_tool_names = _accepts_keyword(provider.decode_stream, "tool_names")
+
+    @classmethod
+    def connect(cls, provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
+        """``provider`` over a new transport made from ``settings`` (what a factory builds)."""
+        return cls(provider, HttpTransport(**settings), model=model)
 
     async def send(self, request: ProviderRequest, sink: EventSink) -> None:
         """Run one round and hand every event to ``sink`` in order.

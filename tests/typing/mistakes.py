@@ -19,3 +19,6 @@ def mistakes(lang: Lang) -> None:
     lang.ask_sync("2 + 3?", functions=add)  # error: one tool, not a list
     add("two", 3)  # error: a tool is checked as its function
     print(add(2, 3).upper())  # error: it returns an int
+    Lang.openai(api_key="k", timout=5)  # error: misspelt transport setting
+    Lang.anthropic(api_key="k", max_retries="twice")  # error: wrong setting type
+    Lang.ollama(keep_alive=["10m"])  # error: wrong provider setting type

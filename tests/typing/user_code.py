@@ -67,3 +67,14 @@ class Shop:
 def methods_stay_methods(shop: Shop) -> None:
     assert_type(shop.price("A1"), float)
     print(shop.price.name, Shop.price.name)
+
+
+def factories_take_every_keyword() -> list[Lang]:
+    # The transport settings and each provider's own keywords, all typed for editors.
+    return [
+        Lang.openai("gpt-4o", api_key="k", organization="org", timeout=5.0, max_retries=1),
+        Lang.openai_compatible(preset="groq", model="m", api_key="k", max_connections=8),
+        Lang.anthropic(api_key="k", betas=["b"], retry_base_delay=0.1, retry_max_delay=1.0),
+        Lang.gemini(api_key="k", api_version="v1", schema_dialect="gemini-json", timeout=None),
+        Lang.ollama("qwen3", keep_alive="10m", tool_calls_in_content=False, http_client=None),
+    ]

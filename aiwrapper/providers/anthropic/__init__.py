@@ -4,17 +4,56 @@ The package owns the whole wire: request encoding (thinking, tool choice, struct
 model family), stream and body decoding with the opaque thinking blocks, and error mapping.
 """
 
+from collections.abc import Sequence
+
+from typing_extensions import Unpack
+
+from ...http import HttpSettings
+from .. import base as shared
+from ..http_model import HttpModel
 from ._provider import AnthropicProvider, AnthropicStreamDecoder, wire_id
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
+
+class AnthropicSettings(HttpSettings, total=False):
+    """``Lang.anthropic``'s keywords beyond the transport's (see ``AnthropicProvider``)."""
+
+    version: str
+    betas: Sequence[str]
+    default_max_tokens: int | None
+
+
+def build(
+    model: str | None = None,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    version: str = "2023-06-01",
+    betas: Sequence[str] = (),
+    default_max_tokens: int | None = None,
+    **http: Unpack[HttpSettings],
+) -> HttpModel:
+    """Anthropic Messages as a model (key from ``ANTHROPIC_API_KEY``)."""
+    provider = AnthropicProvider(
+        api_key=shared.api_key(api_key, API_KEY_ENV_VARS),
+        base_url=base_url or DEFAULT_BASE_URL,
+        version=version,
+        betas=betas,
+        default_max_tokens=default_max_tokens,
+    )
+    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+
+
 __all__ = [
     "API_KEY_ENV_VARS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "AnthropicProvider",
+    "AnthropicSettings",
     "AnthropicStreamDecoder",
+    "build",
     "wire_id",
 ]

@@ -4,17 +4,56 @@ The package owns the whole wire: request encoding, stream and body decoding with
 signatures, error mapping and the tool-schema dialects (``gemini``, ``gemini-json``).
 """
 
+from typing import Literal
+
+from typing_extensions import Unpack
+
+from ...http import HttpSettings
+from .. import base as shared
+from ..http_model import HttpModel
 from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
 
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.
 API_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 DEFAULT_MODEL = "gemini-2.5-flash"
 
+
+class GeminiSettings(HttpSettings, total=False):
+    """``Lang.gemini``'s keywords beyond the transport's (see ``GeminiProvider``)."""
+
+    api_version: str
+    schema_dialect: Literal["gemini", "gemini-json"]
+
+
+def build(
+    model: str | None = None,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    vertex: VertexConfig | None = None,
+    api_version: str = "v1beta",
+    schema_dialect: Literal["gemini", "gemini-json"] = "gemini",
+    **http: Unpack[HttpSettings],
+) -> HttpModel:
+    """Gemini as a model (key from ``GEMINI_API_KEY``, then ``GOOGLE_API_KEY``; Vertex AI
+    with ``vertex``, where the key is optional)."""
+    provider = GeminiProvider(
+        api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=vertex is None),
+        base_url=base_url or DEFAULT_BASE_URL,
+        api_version=api_version,
+        schema_dialect=schema_dialect,
+        vertex=vertex,
+    )
+    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+
+
 __all__ = [
     "API_KEY_ENV_VARS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "GeminiProvider",
+    "GeminiSettings",
     "GeminiStreamDecoder",
     "VertexConfig",
+    "build",
 ]

@@ -5,6 +5,13 @@ stream and body decoding (calls written as text included), error mapping and the
 dialect (``ollama``).
 """
 
+import os
+
+from typing_extensions import Unpack
+
+from ...http import HttpSettings
+from .. import base as shared
+from ..http_model import HttpModel
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, default_base_url
 from ._provider import OllamaProvider
@@ -12,12 +19,45 @@ from ._provider import OllamaProvider
 # A local server needs no key; a hosted one (or a proxy in front) reads this variable.
 API_KEY_ENV_VARS = ("OLLAMA_API_KEY",)
 DEFAULT_MODEL = "qwen3"
+# A local model may think for minutes before its first token: a longer default than the others.
+DEFAULT_TIMEOUT = 300.0
+
+
+class OllamaSettings(HttpSettings, total=False):
+    """``Lang.ollama``'s keywords beyond the transport's (see ``OllamaProvider``)."""
+
+    keep_alive: str | int | None
+    tool_calls_in_content: bool
+
+
+def build(
+    model: str | None = None,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    keep_alive: str | int | None = None,
+    tool_calls_in_content: bool = True,
+    **http: Unpack[HttpSettings],
+) -> HttpModel:
+    """Ollama's native API as a model (``OLLAMA_HOST`` honoured; no key for a local server)."""
+    provider = OllamaProvider(
+        base_url=base_url or default_base_url(os.environ),
+        api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=False),
+        keep_alive=keep_alive,
+        tool_calls_in_content=tool_calls_in_content,
+    )
+    http.setdefault("timeout", DEFAULT_TIMEOUT)
+    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+
 
 __all__ = [
     "API_KEY_ENV_VARS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "DEFAULT_TIMEOUT",
     "OllamaDecoder",
     "OllamaProvider",
+    "OllamaSettings",
+    "build",
     "default_base_url",
 ]

@@ -4,6 +4,12 @@ The package owns the whole wire: the server profiles and presets, request encodi
 body decoding, error mapping and the tool-schema dialects (``openai``, ``openai-strict``).
 """
 
+from typing_extensions import Unpack
+
+from ...errors import ConfigError
+from ...http import HttpSettings
+from .. import base as shared
+from ..http_model import HttpModel
 from ._decode import OpenAIStreamDecoder
 from ._profiles import (
     COMPATIBLE_PROFILE,
@@ -22,6 +28,61 @@ from ._provider import OpenAIProvider
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
 
+
+class OpenAISettings(HttpSettings, total=False):
+    """``Lang.openai``'s keywords beyond the transport's: the account's organization and project."""
+
+    organization: str | None
+    project: str | None
+
+
+def build(
+    model: str | None = None,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    organization: str | None = None,
+    project: str | None = None,
+    **http: Unpack[HttpSettings],
+) -> HttpModel:
+    """OpenAI Chat Completions as a model (key from ``OPENAI_API_KEY``)."""
+    base_url = base_url or DEFAULT_BASE_URL
+    provider = OpenAIProvider(
+        api_key=shared.api_key(api_key, API_KEY_ENV_VARS),
+        base_url=base_url,
+        profile=openai_profile(base_url),
+        organization=organization,
+        project=project,
+    )
+    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+
+
+def build_compatible(
+    base_url: str | None = None,
+    *,
+    model: str,
+    preset: str | None = None,
+    api_key: str | None = None,
+    **http: Unpack[HttpSettings],
+) -> HttpModel:
+    """Any OpenAI-compatible server as a model, by base URL or by ``preset`` name.
+
+    A preset supplies the base URL, the key's environment variable and the server's wire
+    quirks; ``base_url`` overrides its URL.
+    """
+    if preset is None:
+        if base_url is None:
+            raise ConfigError("openai_compatible needs base_url=... or preset=...")
+        profile, key = profile_for_base_url(base_url), shared.api_key(api_key, (), required=False)
+    else:
+        _, env_var, profile = get_preset(preset)
+        base_url = base_url or preset_base_url(preset)
+        env_vars = (env_var,) if env_var else ()
+        key = shared.api_key(api_key, env_vars, required=env_var is not None)
+    provider = OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
+    return HttpModel.connect(provider, model, **http)
+
+
 __all__ = [
     "API_KEY_ENV_VARS",
     "COMPATIBLE_PROFILE",
@@ -32,7 +93,10 @@ __all__ = [
     "PRESETS",
     "OpenAIProfile",
     "OpenAIProvider",
+    "OpenAISettings",
     "OpenAIStreamDecoder",
+    "build",
+    "build_compatible",
     "get_preset",
     "openai_profile",
     "preset_base_url",

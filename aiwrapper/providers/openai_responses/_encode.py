@@ -25,7 +25,8 @@ from ...options import LangOptions
 from ...output import OutputSpec, output_spec
 from ...tools import Tool
 from ..base import error_result_text, merge_extra_body, result_text
-from ..openai._compat import OpenAIProfile, call_ids, checked_tool_choice, wire_call_id
+from ..openai._encode import call_ids, checked_tool_choice, wire_call_id
+from ..openai._profiles import OpenAIProfile
 
 __all__ = ["flat_tool", "request_body"]
 
