@@ -24,7 +24,14 @@ from . import catalogue
 from ._modelinfo import ModelCost, ModelInfo
 from .modelrules import EXAMPLES, rules_for
 
-__all__ = ["CapabilityWarning", "ModelCost", "ModelInfo", "model_info", "register_model"]
+__all__ = [
+    "CapabilityWarning",
+    "ModelCost",
+    "ModelInfo",
+    "model_info",
+    "models_with",
+    "register_model",
+]
 
 _FIELDS = (
     "tool_call",

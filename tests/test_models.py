@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from aiwrapper import CapabilityWarning, Lang, capabilities, catalogue, models, tool
-from aiwrapper.models import ModelCost, ModelInfo, model_info, register_model
+from aiwrapper.models import ModelCost, ModelInfo, model_info, models_with, register_model
 from aiwrapper.result import RequestUsage
 
 
@@ -250,6 +250,15 @@ async def test_the_warning_names_models_with_tools_with_or_without_a_catalogue(
         infos = [model_info("openai", m) for m in named]
         assert infos
         assert all(i is not None and i.tool_call for i in infos)
+
+
+def test_models_with_names_registered_models_first_then_the_catalogues(
+    fake_catalogue: FakeCatalogue,
+) -> None:
+    register_model("openai", "mine", tool_call=True)
+    assert models_with("openai", "tool_call", limit=3) == ["mine", "gpt-new", "gpt-old"]
+    assert models_with("openai", "tool_call", limit=1) == ["mine"]
+    assert "gpt-image" not in models_with("openai", "tool_call", limit=50)  # no tools
 
 
 # -- cost ------------------------------------------------------------------------------------------

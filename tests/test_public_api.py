@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
 import aiwrapper
 from aiwrapper import errors
+
+# The public modules; every other module is internal, whatever its name says.
+PUBLIC_MODULES = [
+    "aiwrapper",
+    "aiwrapper.testing",
+    "aiwrapper.notebook",
+    "aiwrapper.models",
+    "aiwrapper.gateway",
+    "aiwrapper.mcp",
+]
 
 PROMISED = {
     "Lang", "LangOptions", "LangResult", "LangMessages", "LangMessage", "FunctionCall", "Usage",
@@ -16,10 +34,65 @@ PROMISED = {
 }  # fmt: skip
 
 
-def test_all_is_sorted_and_every_name_exists() -> None:
-    assert aiwrapper.__all__ == sorted(aiwrapper.__all__)
-    for name in aiwrapper.__all__:
-        assert getattr(aiwrapper, name) is not None
+def _public_module(name: str) -> ModuleType:
+    if name == "aiwrapper.mcp":
+        pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    return importlib.import_module(name)
+
+
+def _top_level_names(module: ModuleType) -> set[str]:
+    """The public names a module defines at top level and, in an ``__init__``, re-exports.
+
+    A definition is a ``def``, a ``class`` or an assignment; a re-export is a name an
+    ``__init__`` imports from its own package. Imports only for type checkers do not count.
+    """
+    path = Path(inspect.getfile(module))
+    found: set[str] = set()
+    for node in _top_level(ast.parse(path.read_text(encoding="utf-8")).body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom) and node.level and path.name == "__init__.py":
+            found.update(alias.asname or alias.name for alias in node.names)
+    return {name for name in found if not name.startswith("_")}
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements run on import: a module's own, and those of its ``if`` and ``try``."""
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            continue
+        if isinstance(node, (ast.If, ast.Try)):
+            inner = [
+                node.body,
+                node.orelse,
+                *([h.body for h in node.handlers] if isinstance(node, ast.Try) else []),
+            ]
+            out.extend(_top_level([s for block in inner for s in block]))
+        else:
+            out.append(node)
+    return out
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_each_public_all_is_sorted_complete_and_importable(name: str) -> None:
+    module = _public_module(name)
+    assert module.__all__ == sorted(module.__all__)
+    assert len(set(module.__all__)) == len(module.__all__)
+    missing = _top_level_names(module) - set(module.__all__)
+    assert not missing, f"public but not in {name}.__all__: {sorted(missing)}"
+    for exported in module.__all__:
+        assert getattr(module, exported) is not None
+
+
+def test_a_name_defined_but_left_out_of_all_is_found() -> None:
+    module = ModuleType("example")
+    module.__file__ = __file__  # this test module: its top-level public names
+    assert {"PUBLIC_MODULES", "PROMISED"} <= _top_level_names(module)
+    assert "_public_module" not in _top_level_names(module)
 
 
 def test_every_promised_name_is_public() -> None:

@@ -40,6 +40,7 @@ __all__ = [
     "parse_json_body",
     "result_text",
     "retry_after_seconds",
+    "stop_sequences",
     "tool_choice",
 ]
 

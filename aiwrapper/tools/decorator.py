@@ -33,7 +33,7 @@ from .schema import read_signature
 from .strict import StrictError
 from .validate import Coercion
 
-__all__ = ["Tool", "tool"]
+__all__ = ["Tool", "make_tool", "tool"]
 
 # Defaults keep a bare ``Tool`` (a dict definition, an MCP tool) meaning ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)

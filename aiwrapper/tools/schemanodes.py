@@ -17,7 +17,7 @@ from ..errors import ToolDefinitionError
 from .compound import ArrayNode, DictNode, ObjectNode, RefNode, TupleNode, UnionNode
 from .nodes import AnyNode, BoolNode, EnumNode, IntNode, Node, NullNode, NumberNode, StrNode
 
-__all__ = ["CONSTRAINT_KEYS", "compile_schema"]
+__all__ = ["CONSTRAINT_KEYS", "check_refs", "compile_schema"]
 
 CONSTRAINT_KEYS = frozenset(
     {

@@ -64,7 +64,7 @@ from ._models import (
 )
 from ._output import output_format
 
-__all__ = ["AnthropicProvider", "AnthropicStreamDecoder", "wire_id"]
+__all__ = ["AnthropicProvider", "AnthropicStreamDecoder", "encode_messages", "wire_id"]
 
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
