@@ -1,32 +1,58 @@
-"""The transport stands below the providers: it imports no provider module, not even for types."""
+"""The floors of the package: each module imports only the floors below it, types included.
+
+The transport stands below the providers, and a ground floor of plain data (calls, message
+parts and messages, results, run events, options, errors, the result serializer and JSON
+text) stands below everything else.
+"""
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
+from .importgraph import PACKAGE, Graph, import_graph, reachable
 
-import aiwrapper
+# The plain data every other module builds on; nothing in it may reach above it.
+GROUND_FLOOR = {
+    "aiwrapper._call",
+    "aiwrapper._modelinfo",
+    "aiwrapper._parts",
+    "aiwrapper._serialize",
+    "aiwrapper.errors",
+    "aiwrapper.jsontext",
+    "aiwrapper.message_dicts",
+    "aiwrapper.messages",
+    "aiwrapper.modelrules",
+    "aiwrapper.options",
+    "aiwrapper.overrides",
+    "aiwrapper.result",
+    "aiwrapper.runevents",
+    "aiwrapper.sizelimits",
+}
+TRANSPORT = ("aiwrapper.http", "aiwrapper.bodies", "aiwrapper.framing", "aiwrapper.httpcall")
 
-PACKAGE = Path(aiwrapper.__file__).parent
+
+def _graph() -> Graph:
+    return import_graph(PACKAGE)
 
 
-def _imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, ``TYPE_CHECKING`` blocks included, as written."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            found.add("." * node.level + (node.module or ""))
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return found
-
-
-def test_the_transport_imports_no_provider_module() -> None:
-    for name in ("http.py", "bodies.py", "framing.py", "httpcall.py"):
-        imported = _imported_modules(PACKAGE / name)
-        assert not {m for m in imported if "providers" in m}, name
+def test_the_transport_reaches_no_provider_module() -> None:
+    graph = _graph()
+    for module in TRANSPORT:
+        providers = {m for m in reachable(graph, module) if m.startswith("aiwrapper.providers")}
+        assert not providers, f"{module} reaches {sorted(providers)}"
 
 
 def test_the_shared_request_type_imports_nothing_of_aiwrapper() -> None:
-    imported = _imported_modules(PACKAGE / "httpcall.py")
-    assert not {m for m in imported if m.startswith(".") or m.startswith("aiwrapper")}
+    assert reachable(_graph(), "aiwrapper.httpcall") == set()
+
+
+def test_the_ground_floor_imports_nothing_above_it() -> None:
+    graph = _graph()
+    for module in sorted(GROUND_FLOOR):
+        above = reachable(graph, module) - GROUND_FLOOR
+        assert not above, f"{module} reaches {sorted(above)}, above the ground floor"
+
+
+def test_a_call_and_the_error_tree_stand_on_nothing_but_json_text() -> None:
+    graph = _graph()
+    assert reachable(graph, "aiwrapper._call") == {"aiwrapper.jsontext"}
+    assert reachable(graph, "aiwrapper.errors") == set()
+    assert reachable(graph, "aiwrapper._serialize") == set()
