@@ -17,7 +17,6 @@ import threading
 import weakref
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
@@ -31,35 +30,75 @@ T = TypeVar("T")
 _CANCEL_GRACE = 5.0  # seconds to let a cancelled run unwind after Ctrl-C
 
 
-@dataclass(slots=True, eq=False)
 class _Job:
-    """A coroutine submitted to the loop, with signals of its start and end."""
+    """A coroutine handed to the loop, cancellable from any thread at any moment.
 
-    future: concurrent.futures.Future[Any] | None = None
-    task: asyncio.Task[Any] | None = None
-    scope: anyio.CancelScope | None = None  # when set, cancels the job instead of the task
-    started: threading.Event = field(default_factory=threading.Event)
-    finished: threading.Event = field(default_factory=threading.Event)
+    Ctrl-C can land on any line of the calling thread, also between handing the coroutine
+    over and learning of its task, while the loop thread may already run it. The job is
+    created before anything is handed over, and a lock orders the two threads: either the
+    caller cancels first and the coroutine never starts, or the loop has started it and
+    the cancellation is delivered on the loop, where its task and scope are known.
+    """
+
+    __slots__ = ("_lock", "_state", "coro", "outcome", "scope", "settled", "task")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.coro = coro
+        self.outcome: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.task: asyncio.Task[Any] | None = None
+        self.scope: anyio.CancelScope | None = None
+        # ``concurrent.futures.wait`` does not wake for ``Future.cancel()``: an event does.
+        self.settled = threading.Event()
+        self._lock = threading.Lock()
+        self._state = "new"  # then "running" (on the loop) or "cancelled" (never started)
+
+    def begin(self) -> None:
+        """Start the coroutine in a task (on the loop thread), unless already cancelled."""
+        import asyncio
+
+        with self._lock:
+            if self._state == "cancelled":
+                return
+            self._state = "running"
+            self.task = asyncio.ensure_future(self._scoped())
+        self.task.add_done_callback(self._settle)
+
+    async def _scoped(self) -> Any:
+        # anyio's own cancellation, not a native ``task.cancel()``: the latter, reaching
+        # anyio task groups, did not always reach the tools running inside them.
+        with anyio.CancelScope() as self.scope:
+            return await self.coro
+
+    def _settle(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled() or (self.scope is not None and self.scope.cancelled_caught):
+            self.outcome.cancel()
+        elif (error := task.exception()) is not None:
+            self.outcome.set_exception(error)
+        else:
+            self.outcome.set_result(task.result())
+        self.settled.set()
 
     def cancel_and_wait(self) -> None:
-        """Cancel the run and wait (a grace period) for its tools and requests to unwind.
+        """Cancel the run and wait (a grace period) for its tools and requests to unwind."""
+        with self._lock:
+            never_started, self._state = self._state == "new", "cancelled"
+            task = self.task
+        if never_started:
+            self.coro.close()  # never ran, so safe to close from this thread
+            self.outcome.cancel()
+            return
+        if task is None or self.outcome.done():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed: nothing left to cancel
+            task.get_loop().call_soon_threadsafe(self._cancel_on_loop)
+        self.settled.wait(_CANCEL_GRACE)
 
-        ``Future.cancel`` returns at once; only the coroutine itself knows when its
-        cleanup is done, so it signals ``finished`` on the way out. The task is cancelled
-        directly too: Ctrl-C can arrive after the run started but before ``future`` was
-        stored.
-        """
-        if self.future is not None:
-            self.future.cancel()
-        task = self.task
-        if task is not None and not task.done():
-            # anyio's own cancellation when the job has a scope: a native ``task.cancel()``
-            # reaching anyio task groups did not always reach the tools running inside them.
-            cancel = task.cancel if self.scope is None else self.scope.cancel
-            with contextlib.suppress(RuntimeError):  # the loop closed: nothing left to cancel
-                task.get_loop().call_soon_threadsafe(cancel)
-        if self.started.is_set():
-            self.finished.wait(_CANCEL_GRACE)
+    def _cancel_on_loop(self) -> None:
+        # The scope is entered at the task's first step: before it, cancel the task itself.
+        if self.scope is not None:
+            self.scope.cancel()
+        elif self.task is not None:
+            self.task.cancel()
 
 
 class LoopThread:
@@ -73,12 +112,12 @@ class LoopThread:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the background loop and block until it is done."""
-        job = _Job()
+        job = _Job(coro)
         try:
             # Ctrl-C may land anywhere from here on, even before ``result()`` is reached
             # (the run can start and be interrupted first): the same handler covers it all.
-            future = self._start(coro, job)
-            return future.result()  # type: ignore[no-any-return]
+            self._start(job)
+            return job.outcome.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
             job.cancel_and_wait()
             raise
@@ -94,15 +133,14 @@ class LoopThread:
         items: queue.Queue[tuple[bool, Any]] = queue.Queue()
 
         async def pump() -> None:
-            with anyio.CancelScope() as job.scope:
-                async with source as iterator:
-                    async for item in iterator:
-                        items.put((True, item))
+            async with source as iterator:
+                async for item in iterator:
+                    items.put((True, item))
 
-        job = _Job()
+        job = _Job(pump())
         try:
-            future = self._start(pump(), job)
-            future.add_done_callback(lambda done: items.put((False, done)))
+            self._start(job)
+            job.outcome.add_done_callback(lambda done: items.put((False, done)))
             while True:
                 more, item = items.get()
                 if not more:
@@ -110,19 +148,17 @@ class LoopThread:
                     return
                 yield item
         finally:
-            if job.future is not None and not job.future.done():
-                job.cancel_and_wait()
+            job.cancel_and_wait()  # nothing to do when the run is over
             self._forget(job)
 
-    def _start(self, coro: Coroutine[Any, Any, T], job: _Job) -> concurrent.futures.Future[Any]:
+    def _start(self, job: _Job) -> None:
         if self._thread is not None and threading.current_thread() is self._thread:
-            coro.close()
+            job.coro.close()
             raise RuntimeError("a *_sync method was called from inside an aiwrapper callback")
         with self._lock:  # a concurrent close() either sees this job or runs before it
             loop = self._ensure_loop()
-            job.future = future = _submit(_tracked(coro, job), loop)
             self._jobs.add(job)
-        return future
+            loop.call_soon_threadsafe(job.begin)
 
     def _forget(self, job: _Job) -> None:
         with self._lock:
@@ -170,22 +206,3 @@ def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
     thread.join(timeout=_CANCEL_GRACE)
     if not thread.is_alive():
         loop.close()
-
-
-async def _tracked(coro: Coroutine[Any, Any, T], job: _Job) -> T:
-    import asyncio
-
-    job.task = asyncio.current_task()
-    job.started.set()
-    try:
-        return await coro
-    finally:
-        job.finished.set()
-
-
-def _submit(
-    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop
-) -> concurrent.futures.Future[T]:
-    import asyncio
-
-    return asyncio.run_coroutine_threadsafe(coro, loop)

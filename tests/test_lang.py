@@ -229,11 +229,6 @@ def test_ctrl_c_in_ask_sync_cancels_the_running_tool(
     lang.close()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race, open: about one run in ten under pytest the Ctrl-C leaves the tool "
-    "running (never seen outside pytest); tracked in the issue's closing note",
-)
 def test_ctrl_c_while_reading_stream_sync_cancels_the_running_tool(
     ctrl_c: Callable[[threading.Event], None],
 ) -> None:
@@ -263,6 +258,52 @@ def test_ctrl_c_while_reading_stream_sync_cancels_the_running_tool(
     ):
         for _ in events:
             pass
+    assert cancelled.wait(5)
+    lang.close()
+
+
+@pytest.mark.parametrize("method", ["ask_sync", "stream_sync"])
+def test_ctrl_c_just_after_the_run_is_handed_over_still_cancels_it(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C landing after the loop took the run but before the caller learnt of its task."""
+    import anyio
+
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(20)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "never"
+
+    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang._sync.run(anyio.sleep(0))  # the background loop is up
+    loop = lang._sync._loop
+    assert loop is not None
+    hand_over = loop.call_soon_threadsafe
+
+    def interrupted_once_handed_over(callback: Callable[[], None]) -> object:
+        monkeypatch.undo()  # only this hand-over is interrupted
+        hand_over(callback)
+        assert started.wait(5)  # the run is under way on the loop
+        raise KeyboardInterrupt
+
+    def run_to_the_end() -> None:
+        if method == "ask_sync":
+            lang.ask_sync("go", functions=[wait_forever])
+        else:
+            list(lang.stream_sync("go", functions=[wait_forever]))
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", interrupted_once_handed_over)
+    with pytest.raises(KeyboardInterrupt):
+        run_to_the_end()
     assert cancelled.wait(5)
     lang.close()
 
