@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import anyio.to_thread
 from typing_extensions import Unpack
@@ -70,13 +70,18 @@ class Lang:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
+        api: Literal["chat", "responses", "auto"] = "auto",
         options: OptionsLike = None,
         **settings: Unpack[OpenAISettings],
     ) -> Lang:
-        """OpenAI Chat Completions (key from ``OPENAI_API_KEY``; model ``gpt-4o-mini``)."""
+        """OpenAI (key from ``OPENAI_API_KEY``; model ``gpt-4o-mini``).
+
+        ``api`` picks the wire: ``"chat"`` Chat Completions, ``"responses"`` the Responses
+        API, ``"auto"`` Chat Completions but for the models only the Responses API serves.
+        """
         from .providers import openai
 
-        model_ = openai.build(model, api_key=api_key, base_url=base_url, **settings)
+        model_ = openai.build(model, api_key=api_key, base_url=base_url, api=api, **settings)
         return cls(model_, options=options)
 
     @classmethod
@@ -87,6 +92,7 @@ class Lang:
         model: str,
         preset: str | None = None,
         api_key: str | None = None,
+        api: Literal["chat", "responses", "auto"] = "auto",
         options: OptionsLike = None,
         **settings: Unpack[HttpSettings],
     ) -> Lang:
@@ -94,12 +100,13 @@ class Lang:
 
         Presets: openrouter, groq, deepseek, mistral, together, xai, vllm, llamacpp,
         lmstudio, ollama. A preset supplies the base URL, the key's environment variable and
-        the server's wire quirks; ``base_url`` overrides its URL.
+        the server's wire quirks; ``base_url`` overrides its URL. ``api="responses"`` speaks
+        the server's ``/responses`` endpoint instead of ``/chat/completions``.
         """
         from .providers import openai
 
         model_ = openai.build_compatible(
-            base_url, model=model, preset=preset, api_key=api_key, **settings
+            base_url, model=model, preset=preset, api_key=api_key, api=api, **settings
         )
         return cls(model_, options=options)
 

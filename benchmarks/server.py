@@ -20,6 +20,7 @@ import sys
 
 import wire
 import wire_calls
+import wire_responses
 
 _TOOL_ROLE = (b'"role":"tool"', b'"role": "tool"')
 
@@ -48,6 +49,8 @@ def render(deltas: int, calls: int, fragments: int) -> dict[str, bytes]:
         "anthropic": wire.anthropic_text(deltas),
         "gemini": wire.gemini_text(deltas),
         "ollama": wire.ollama_ndjson(deltas),
+        "openai-responses": wire_responses.responses_text(deltas),
+        "openai-responses-tools": wire_responses.responses_tools(calls, fragments),
     }
     return {name: _response(s) for name, s in scenarios.items()}
 

@@ -55,6 +55,10 @@ def lang_for(wire_name: str, root: str, client: httpx.AsyncClient | None) -> Lan
         return Lang.gemini(api_key="k", base_url=root, http_client=client)
     if wire_name == "ollama":
         return Lang.ollama(base_url=root, http_client=client)
+    if wire_name == "openai-responses":
+        return Lang.openai(
+            "gpt-5", api="responses", api_key="k", base_url=root + "/v1", http_client=client
+        )
     raise ValueError(f"unknown wire {wire_name!r}")
 
 

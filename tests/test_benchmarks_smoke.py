@@ -41,3 +41,16 @@ def test_quick_benchmark_run_prints_the_table() -> None:
     assert header == ["metric", "unit", "aiwrapper", "baseline", "ratio", "target", "ok"]
     for row in EXPECTED_ROWS:
         assert row in done.stdout, row
+
+
+def test_quick_responses_benchmark_assembles_every_answer() -> None:
+    script = RUN.parent / "responses.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for row in (
+        "responses text 5,000 deltas, on_event vs raw+callback",
+        "responses tool stream 8x250, on_event vs raw+callback",
+    ):
+        assert row in done.stdout, row

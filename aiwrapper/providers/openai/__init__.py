@@ -1,8 +1,13 @@
 """OpenAI Chat Completions, for OpenAI itself and every OpenAI-compatible server.
 
 The package owns the whole wire: the server profiles and presets, request encoding, stream and
-body decoding, error mapping and the tool-schema dialects (``openai``, ``openai-strict``).
+body decoding, error mapping and the tool-schema dialects (``openai``, ``openai-strict``). Its
+builders also hand out the Responses API (``openai_responses``) where ``api`` asks for it.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
@@ -25,6 +30,9 @@ from ._profiles import (
 )
 from ._provider import OpenAIProvider
 
+if TYPE_CHECKING:
+    from ..openai_responses import ResponsesProvider
+
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -43,18 +51,19 @@ def build(
     base_url: str | None = None,
     organization: str | None = None,
     project: str | None = None,
+    api: str = "auto",
     **http: Unpack[HttpSettings],
 ) -> HttpModel:
-    """OpenAI Chat Completions as a model (key from ``OPENAI_API_KEY``)."""
-    base_url = base_url or DEFAULT_BASE_URL
-    provider = OpenAIProvider(
+    """OpenAI as a model (key from ``OPENAI_API_KEY``), on the API ``api`` picks."""
+    base_url, model = base_url or DEFAULT_BASE_URL, model or DEFAULT_MODEL
+    provider = _wire(api, model)(
         api_key=shared.api_key(api_key, API_KEY_ENV_VARS),
         base_url=base_url,
         profile=openai_profile(base_url),
         organization=organization,
         project=project,
     )
-    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+    return HttpModel.connect(provider, model, **http)
 
 
 def build_compatible(
@@ -63,6 +72,7 @@ def build_compatible(
     model: str,
     preset: str | None = None,
     api_key: str | None = None,
+    api: str = "auto",
     **http: Unpack[HttpSettings],
 ) -> HttpModel:
     """Any OpenAI-compatible server as a model, by base URL or by ``preset`` name.
@@ -79,8 +89,15 @@ def build_compatible(
         base_url = base_url or preset_base_url(preset)
         env_vars = (env_var,) if env_var else ()
         key = shared.api_key(api_key, env_vars, required=env_var is not None)
-    provider = OpenAIProvider(api_key=key, base_url=base_url, profile=profile)
+    provider = _wire(api, model)(api_key=key, base_url=base_url, profile=profile)
     return HttpModel.connect(provider, model, **http)
+
+
+def _wire(api: str, model: str) -> type[OpenAIProvider | ResponsesProvider]:
+    """Chat Completions, or the Responses API where ``api`` asks for it for ``model``."""
+    from ..openai_responses import ResponsesProvider, uses_responses
+
+    return ResponsesProvider if uses_responses(api, model) else OpenAIProvider
 
 
 __all__ = [

@@ -21,7 +21,21 @@ from ._encode import encode_messages, encode_response_format, encode_sampling, e
 from ._errors import error_from_response
 from ._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile, thinking_fields
 
-__all__ = ["OpenAIProvider"]
+__all__ = ["OpenAIProvider", "account_headers"]
+
+
+def account_headers(
+    api_key: str | None, organization: str | None = None, project: str | None = None
+) -> dict[str, str]:
+    """Every request's headers on OpenAI's APIs: JSON, the key, the organization and project."""
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    if organization:
+        headers["OpenAI-Organization"] = organization
+    if project:
+        headers["OpenAI-Project"] = project
+    return headers
 
 
 class OpenAIProvider:
@@ -49,13 +63,7 @@ class OpenAIProvider:
         self.name = profile.name
         self.profile = profile
         self.url = base_url.rstrip("/") + "/chat/completions"
-        self._headers = {"Content-Type": "application/json"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
-        if organization:
-            self._headers["OpenAI-Organization"] = organization
-        if project:
-            self._headers["OpenAI-Project"] = project
+        self._headers = account_headers(api_key, organization, project)
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(name={self.name!r}, url={self.url!r})"

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from ._decode import ResponsesStreamDecoder
 from ._encode import flat_tool
-from ._provider import NAME, ResponsesProvider
+from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
 
-__all__ = ["NAME", "ResponsesProvider", "ResponsesStreamDecoder", "flat_tool"]
+__all__ = [
+    "API_CHOICES",
+    "NAME",
+    "Api",
+    "ResponsesProvider",
+    "ResponsesStreamDecoder",
+    "flat_tool",
+    "uses_responses",
+]

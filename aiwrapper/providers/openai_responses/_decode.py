@@ -95,7 +95,6 @@ class ResponsesStreamDecoder:
         self._refused = False
         self._done = False
         self._handlers: dict[str, Callable[[dict[str, Any]], list[Event]]] = {
-            "response.output_text.delta": _text,
             "response.reasoning_summary_text.delta": self._summary,
             "response.reasoning_text.delta": self._raw_reasoning,
             "response.function_call_arguments.delta": self._arguments,
@@ -117,7 +116,11 @@ class ResponsesStreamDecoder:
             return []  # some compatible servers end with [DONE]; OpenAI never sends it
         try:
             payload = _loads(data)
-            handler = self._handlers.get(payload["type"])
+            kind = payload["type"]
+            if kind == "response.output_text.delta":  # most events: one compare, no call
+                delta = payload.get("delta")
+                return [TextDelta(delta)] if delta else []
+            handler = self._handlers.get(kind)
             return handler(payload) if handler is not None else []
         except _MALFORMED as exc:
             raise errors.StreamError(f"{self._name}: undecodable stream event {data:.200}") from exc
@@ -161,7 +164,7 @@ class ResponsesStreamDecoder:
         return _text(payload)
 
     def _arguments(self, payload: dict[str, Any]) -> list[Event]:
-        call = self._calls.get(_key(payload))
+        call = self._calls.get(payload.get("item_id") or _index(payload))
         delta = payload.get("delta")
         if call is None or not call.open or not delta:
             return []

@@ -18,14 +18,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ... import errors
-from ..._contract import ProviderRequest, ToolChoice
+from ..._contract import ProviderRequest
 from ...messages import LangMessage, OpaquePart, TextPart, ToolCallPart
 from ...modelrules import rules_for, thinking_effort
 from ...options import LangOptions
 from ...output import OutputSpec, output_spec
 from ...tools import Tool
 from ..base import error_result_text, merge_extra_body, result_text
-from ..openai._encode import call_ids, checked_tool_choice, wire_call_id
+from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OpenAIProfile
 
 __all__ = ["flat_tool", "request_body"]
@@ -86,7 +86,10 @@ def request_body(
 
 def flat_tool(tool: Tool) -> dict[str, Any]:
     """A tool in the Responses shape: the Chat Completions function, flattened."""
-    function = tool.schema_for("openai")["function"]
+    return _flat(tool.schema_for("openai")["function"])
+
+
+def _flat(function: dict[str, Any]) -> dict[str, Any]:
     flat: dict[str, Any] = {"type": "function", "name": function["name"]}
     if function.get("description"):
         flat["description"] = function["description"]
@@ -210,21 +213,14 @@ def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile
 
 
 def _encode_tools(request: ProviderRequest, profile: OpenAIProfile, body: dict[str, Any]) -> None:
-    options = request.options
-    choice = checked_tool_choice(profile, [t.name for t in request.tools], options)
-    if choice is not None and choice.mode == "none" and not profile.supports_tool_choice:
-        return  # a server without tool_choice: "none" is said by offering no tools
-    body["tools"] = [flat_tool(t) for t in request.tools]
-    if choice is not None and profile.supports_tool_choice:
-        body["tool_choice"] = _wire_choice(choice)
-    if options.parallel_tool_calls is not None and profile.supports_parallel_tool_calls:
-        body["parallel_tool_calls"] = options.parallel_tool_calls
-
-
-def _wire_choice(choice: ToolChoice) -> str | dict[str, Any]:
-    if choice.mode == "named":  # flat, unlike Chat Completions' {"function": {"name"}}
-        return {"type": "function", "name": choice.name}
-    return choice.mode
+    # Chat Completions' rules decide what this server is offered (which choices it enforces,
+    # parallel calls off for tools declared strict); only the shapes differ here.
+    encode_tools(profile, request.tools, request.options, body)
+    if "tools" in body:
+        body["tools"] = [_flat(entry["function"]) for entry in body["tools"]]
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):  # flat, unlike Chat Completions' {"function": {"name"}}
+        body["tool_choice"] = {"type": "function", "name": choice["function"]["name"]}
 
 
 def _encode_sampling(options: LangOptions, body: dict[str, Any]) -> None:

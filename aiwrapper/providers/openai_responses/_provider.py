@@ -4,6 +4,7 @@ It pairs the request body of ``_encode`` with the decoder of ``_decode``. A serv
 are its Chat Completions profile (which tool choices it enforces, which call ids it takes);
 HTTP error bodies share the Chat Completions envelope and its mapping. On OpenAI itself the
 kept reasoning is replayed; toward a compatible server, turns travel without ids or reasoning.
+``api="auto"`` picks this provider only for the models that no other OpenAI API serves.
 """
 
 from __future__ import annotations
@@ -16,14 +17,35 @@ from ... import errors
 from ..._contract import ProviderRequest
 from ...events import Event
 from ...httpcall import HttpCall
-from ..openai import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile, OpenAIProvider
+from ...modelrules import rules_for
+from ..openai._errors import error_from_response
+from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
+from ..openai._provider import account_headers
 from ._decode import ResponsesStreamDecoder
 from ._encode import request_body
 
-__all__ = ["NAME", "ResponsesProvider"]
+__all__ = ["API_CHOICES", "NAME", "Api", "ResponsesProvider", "uses_responses"]
 
 NAME = "openai-responses"
+Api = Literal["chat", "responses", "auto"]
+API_CHOICES: tuple[Api, ...] = ("chat", "responses", "auto")
 _MALFORMED = (LookupError, TypeError, AttributeError, ValueError)
+
+
+def uses_responses(api: str, model: str) -> bool:
+    """Whether ``api`` means the Responses API for ``model``.
+
+    ``"auto"`` means it only for the models that only the Responses API serves (``o3-pro``,
+    ``gpt-5-codex``...), so that no call that worked on Chat Completions changes.
+
+    Raises:
+        ConfigError: ``api`` is not ``"chat"``, ``"responses"`` or ``"auto"``.
+    """
+    if api not in API_CHOICES:
+        raise errors.ConfigError(f"api={api!r} is not one of {', '.join(API_CHOICES)}")
+    if api == "auto":
+        return bool(rules_for("openai", model).get("responses_only"))
+    return api == "responses"
 
 
 class ResponsesProvider:
@@ -53,14 +75,7 @@ class ResponsesProvider:
         self.name = NAME if self.openai else f"{profile.name}-responses"
         self.profile = dataclasses.replace(profile, name=self.name)
         self.url = base_url.rstrip("/") + "/responses"
-        # The same headers, and the same error envelope, as Chat Completions on that server.
-        self._chat = OpenAIProvider(
-            api_key=api_key,
-            base_url=base_url,
-            profile=self.profile,
-            organization=organization,
-            project=project,
-        )
+        self._headers = account_headers(api_key, organization, project)
 
     def __repr__(self) -> str:
         return f"ResponsesProvider(name={self.name!r}, url={self.url!r})"
@@ -68,7 +83,7 @@ class ResponsesProvider:
     def encode(self, request: ProviderRequest) -> HttpCall:
         """The ``POST /responses`` request for one round."""
         body = request_body(request, self.profile, openai=self.openai)
-        headers = self._chat.request_headers(request.options.extra_headers)
+        headers = {**self._headers, **(request.options.extra_headers or {})}
         return HttpCall(self.url, headers, body, request.stream)
 
     def decode_stream(self) -> ResponsesStreamDecoder:
@@ -90,4 +105,4 @@ class ResponsesProvider:
         A 404 naming an ``input`` item (a replayed item the server no longer has) is a
         ``NotFoundError`` like any 404, and is never retried.
         """
-        return self._chat.error(status, body, headers)
+        return error_from_response(self.name, status, body, headers)
