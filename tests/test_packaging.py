@@ -39,5 +39,6 @@ def test_the_readme_names_every_call_status() -> None:
 
 
 def test_the_readme_documents_the_provider_options() -> None:
-    for name in ("**provider_options", "betas", "api_version", "keep_alive", "schema_dialect"):
+    names = ("betas", "version=", "api_version", "schema_dialect", "keep_alive", "tool_calls_in")
+    for name in names:
         assert name in README, name

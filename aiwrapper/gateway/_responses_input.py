@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from ..message_dicts import messages_from_dict
-from ..messages import LangMessage, LangMessages
+from ..messages import LangMessage, LangMessages, messages_from_dict
 from ._responses_items import reasoning_part
 from .frontend import bad_request
 
