@@ -103,7 +103,12 @@ class StreamDecoder(Protocol):
 
 
 class Provider(Protocol):
-    """A wire format: pure translation between neutral requests/events and HTTP."""
+    """A wire format: pure translation between neutral requests/events and HTTP.
+
+    A decoder gets the request it decodes the answer to, so whatever it must know of it (the
+    declared tool names, say) comes from there. A provider whose decoders need nothing of it
+    may default ``request`` to ``None``.
+    """
 
     name: str
     framing: Literal["sse", "ndjson"]
@@ -112,12 +117,12 @@ class Provider(Protocol):
         """The HTTP request for one round."""
         ...
 
-    def decode_stream(self) -> StreamDecoder:
-        """A fresh stream decoder."""
+    def decode_stream(self, request: ProviderRequest) -> StreamDecoder:
+        """A fresh decoder for the streamed answer to ``request``."""
         ...
 
-    def decode_response(self, body: Any) -> list[Event]:
-        """Events for a whole (non-streamed) JSON body."""
+    def decode_response(self, body: Any, request: ProviderRequest) -> list[Event]:
+        """Events for a whole (non-streamed) JSON body answering ``request``."""
         ...
 
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:

@@ -135,3 +135,9 @@ async def test_a_stream_cut_before_its_done_line_keeps_a_continuable_result() ->
         await _lang(EchoServer(), "cut").ask("hi")
     assert caught.value.result is not None
     assert caught.value.result.messages[-1].content == "Half"
+
+
+async def test_the_decoder_reads_the_callable_tools_from_the_request() -> None:
+    # The server calls a tool anyway; function_call="none" let the model call none.
+    with pytest.raises(StreamError, match="a call to 'shout', which was not allowed"):
+        await _lang(EchoServer()).ask("hi", functions=[shout], function_call="none")

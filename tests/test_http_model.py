@@ -31,7 +31,7 @@ URL = "https://fake.test/v1/chat"
 class EchoDecoder:
     """Turns each item into a TextDelta ``"<event>|<data>"``; needs ``[DONE]`` before close."""
 
-    def __init__(self, tool_names: list[str] | None = None) -> None:
+    def __init__(self, tool_names: tuple[str, ...] | None = None) -> None:
         self.tool_names = tool_names
         self.done = False
 
@@ -63,11 +63,11 @@ class FakeProvider:
         body = {"model": request.model, "n": len(request.messages), "stream": request.stream}
         return HttpCall(URL, {"authorization": "Bearer k"}, body, request.stream)
 
-    def decode_stream(self) -> EchoDecoder:
+    def decode_stream(self, request: ProviderRequest) -> EchoDecoder:
         self.decoders.append(EchoDecoder())
         return self.decoders[-1]
 
-    def decode_response(self, body: Any) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest) -> list[Event]:
         return [TextDelta(body["text"]), FinishEvent("stop")]
 
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
@@ -78,10 +78,10 @@ class FakeProvider:
 
 
 class ToolNamesProvider(FakeProvider):
-    """Like Ollama: its stream decoder wants the declared tool names."""
+    """Like Ollama: its stream decoder reads the declared tool names from the request."""
 
-    def decode_stream(self, *, tool_names: list[str] | None = None) -> EchoDecoder:  # type: ignore[override]
-        self.decoders.append(EchoDecoder(tool_names))
+    def decode_stream(self, request: ProviderRequest) -> EchoDecoder:
+        self.decoders.append(EchoDecoder(request.tool_names))
         return self.decoders[-1]
 
 
@@ -177,13 +177,13 @@ async def test_ndjson_lines_are_fed_without_event_names() -> None:
     ]
 
 
-async def test_tool_names_are_passed_to_decoders_that_accept_them() -> None:
+async def test_a_decoder_is_given_the_request_and_its_tool_names() -> None:
     provider = ToolNamesProvider()
     body = Chunks(b"data: [DONE]\n\n")
     model, _ = model_for(provider, httpx.Response(200, stream=body))
     events = await collect(model, request(tools=[FakeTool("get_weather"), FakeTool("add")]))
     assert events == [FinishEvent("stop", raw="get_weather,add")]
-    assert provider.decoders[0].tool_names == ["get_weather", "add"]
+    assert provider.decoders[0].tool_names == ("get_weather", "add")
 
 
 async def test_non_streamed_body_is_decoded_whole() -> None:

@@ -8,15 +8,13 @@ no httpx (that stays in ``http.py``).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from typing_extensions import Unpack
 
 from .. import errors
-from .._contract import EventSink, Provider, ProviderRequest, StreamDecoder
+from .._contract import EventSink, Provider, ProviderRequest
 from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from ..http import HttpSettings, HttpTransport
@@ -44,9 +42,6 @@ class HttpModel:
         self.model = model
         self.provider = provider
         self.transport = transport
-        # Ollama's decoder must know the declared tool names (its wire mixes calls into text);
-        # asked once here rather than on every request.
-        self._wants_tool_names = _accepts_keyword(provider.decode_stream, "tool_names")
 
     @classmethod
     def connect(cls, provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
@@ -68,7 +63,7 @@ class HttpModel:
             await self._send_stream(call, request, sink, limits)
             return
         body = await self.transport.request_json(call, self.provider.error, limits=limits)
-        await sink(self._decode(lambda: self._decode_body(request, body)))
+        await sink(self._decode(lambda: self.provider.decode_response(body, request)))
 
     async def aclose(self) -> None:
         """Release the transport's connections."""
@@ -77,7 +72,7 @@ class HttpModel:
     async def _send_stream(
         self, call: HttpCall, request: ProviderRequest, sink: EventSink, limits: SizeLimits
     ) -> None:
-        decoder = self._new_decoder(request)
+        decoder = self.provider.decode_stream(request)
         most = limits.frame_bytes
         framer = SSEDecoder(most) if self.provider.framing == "sse" else _NDJSONFrames(most)
         # The per-chunk path is hot (every token passes through it): locals, no extra calls.
@@ -110,18 +105,6 @@ class HttpModel:
         except Exception as exc:
             raise self._undecodable(exc) from exc
 
-    def _decode_body(self, request: ProviderRequest, body: Any) -> list[Event]:
-        if self._wants_tool_names:
-            decode: Callable[..., list[Event]] = self.provider.decode_response
-            return decode(body, tool_names=list(request.tool_names))
-        return self.provider.decode_response(body)
-
-    def _new_decoder(self, request: ProviderRequest) -> StreamDecoder:
-        if self._wants_tool_names:
-            make: Callable[..., StreamDecoder] = self.provider.decode_stream
-            return make(tool_names=list(request.tool_names))
-        return self.provider.decode_stream()
-
     def _undecodable(self, exc: Exception) -> errors.StreamError:
         return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
 
@@ -139,13 +122,3 @@ class _NDJSONFrames:
 
     def flush(self) -> list[SSEEvent]:
         return [(None, line) for line in self._lines.flush()]
-
-
-def _accepts_keyword(func: Callable[..., Any], name: str) -> bool:
-    """Whether ``func`` has a parameter ``name`` that can be passed by keyword."""
-    try:
-        parameter = inspect.signature(func).parameters.get(name)
-    except (TypeError, ValueError):
-        return False
-    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return parameter is not None and parameter.kind in keyword_kinds

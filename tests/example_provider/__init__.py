@@ -59,11 +59,11 @@ class EchoProvider:
         headers = {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         return HttpCall(self.url, headers, body, request.stream)
 
-    def decode_stream(self) -> EchoDecoder:
-        return EchoDecoder()
+    def decode_stream(self, request: ProviderRequest) -> EchoDecoder:
+        return EchoDecoder(request.tool_names)
 
-    def decode_response(self, body: Any) -> list[Event]:
-        decoder = EchoDecoder()
+    def decode_response(self, body: Any, request: ProviderRequest) -> list[Event]:
+        decoder = EchoDecoder(request.tool_names)
         events = [e for line in body["lines"] for e in decoder.decode(line)]
         return events + decoder.close()
 
@@ -82,9 +82,14 @@ class EchoProvider:
 
 
 class EchoDecoder:
-    """One response's NDJSON lines as neutral events; it must end with ``done``."""
+    """One response's NDJSON lines as neutral events; it must end with ``done``.
 
-    def __init__(self) -> None:
+    Args:
+        tool_names: The tools the request let the model call; a call to any other is refused.
+    """
+
+    def __init__(self, tool_names: tuple[str, ...]) -> None:
+        self._tool_names = tool_names
         self._calls = 0
         self._done = False
 
@@ -96,6 +101,8 @@ class EchoDecoder:
             return [TextDelta(line["text"])]
         if "call" in line:
             call, index = line["call"], self._calls
+            if call["name"] not in self._tool_names:
+                raise errors.StreamError(f"echo: a call to {call['name']!r}, which was not allowed")
             self._calls += 1
             return [
                 ToolCallStart(index, call["id"], call["name"]),

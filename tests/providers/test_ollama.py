@@ -69,7 +69,7 @@ def decode_bytes(
     size: int | None = None,
     provider: OllamaProvider | None = None,
 ) -> list[Event]:
-    decoder = (provider or OllamaProvider()).decode_stream(tool_names)
+    decoder = (provider or OllamaProvider()).decode_stream(declaring(tool_names))
     framing, events = NDJSONDecoder(), []
     for chunk in chunked(data, size):
         for line in framing.feed(chunk):
@@ -278,7 +278,7 @@ def test_lines_after_done_are_ignored() -> None:
 
 def test_whole_response_gives_the_same_events_as_a_stream() -> None:
     body = json.loads((FIXTURES / "response.json").read_text())
-    assert OllamaProvider().decode_response(body, NAMES) == [
+    assert OllamaProvider().decode_response(body, declaring(NAMES)) == [
         ThinkingDelta("Need Oslo."),
         ToolCallStart(0, "call_k2j9x0aa", "get_weather"),
         ToolCallEnd(0, {"city": "Oslo"}),
@@ -336,10 +336,10 @@ def test_json_answer_naming_an_undeclared_tool_is_released_as_one_text_delta() -
 
 
 def test_text_that_may_be_a_call_is_held_until_done_and_plain_text_is_not() -> None:
-    decoder = OllamaProvider().decode_stream(NAMES)
+    decoder = OllamaProvider().decode_stream(declaring(NAMES))
     assert decoder.feed(None, '{"message": {"content": "  `"}}') == []
     assert decoder.feed(None, '{"message": {"content": "``json\\n{"}}') == []
-    plain = OllamaProvider().decode_stream(NAMES)
+    plain = OllamaProvider().decode_stream(declaring(NAMES))
     assert plain.feed(None, '{"message": {"content": " "}}') == []
     assert plain.feed(None, '{"message": {"content": "Sure"}}') == [TextDelta(" Sure")]
     assert plain.feed(None, '{"message": {"content": "!"}}') == [TextDelta("!")]
@@ -352,7 +352,7 @@ def test_native_calls_win_over_json_text() -> None:
         json.dumps({"message": {"content": text}}),
         json.dumps({"message": {"tool_calls": [call]}, "done": True}),
     ]
-    decoder = OllamaProvider().decode_stream(NAMES)
+    decoder = OllamaProvider().decode_stream(declaring(NAMES))
     events = decoder.feed(None, lines[0]) + decoder.feed(None, lines[1])
     assert events[:3] == [ToolCallStart(0, None, "get_time"), ToolCallEnd(0, {}), TextDelta(text)]
 
@@ -434,6 +434,11 @@ def request(
     messages: list[LangMessage], tools: Any = TOOLS, stream: bool = True, **options: Any
 ) -> ProviderRequest:
     return ProviderRequest("qwen3", messages, tools, merge_options(options), stream)
+
+
+def declaring(names: Collection[str]) -> ProviderRequest:
+    """A request declaring tools of these names: the decoder reads them from it."""
+    return request([], [FakeTool(name) for name in names])
 
 
 def two_round_conversation() -> list[LangMessage]:
@@ -882,7 +887,7 @@ def test_the_done_line_may_carry_content_thinking_and_calls() -> None:
         "done": True,
         "done_reason": "stop",
     }
-    assert OllamaProvider().decode_stream(NAMES).feed(None, json.dumps(line)) == [
+    assert OllamaProvider().decode_stream(declaring(NAMES)).feed(None, json.dumps(line)) == [
         ThinkingDelta("Oslo."),
         TextDelta("Checking."),
         ToolCallStart(0, None, "get_weather"),

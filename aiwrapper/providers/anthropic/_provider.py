@@ -147,11 +147,11 @@ class AnthropicProvider:
             self.base_url + "/v1/messages", self._headers(options), body, request.stream
         )
 
-    def decode_stream(self) -> AnthropicStreamDecoder:
+    def decode_stream(self, request: ProviderRequest | None = None) -> AnthropicStreamDecoder:
         """A fresh decoder for one streamed response."""
         return AnthropicStreamDecoder()
 
-    def decode_response(self, body: Any) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole (non-streamed) message body, as its stream would give them."""
         return AnthropicStreamDecoder().decode_message(body)
 

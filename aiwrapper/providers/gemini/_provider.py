@@ -154,11 +154,11 @@ class GeminiProvider:
             headers["x-goog-api-key"] = self.api_key  # header, never ?key=, to keep URLs clean
         return headers
 
-    def decode_stream(self) -> GeminiStreamDecoder:
+    def decode_stream(self, request: ProviderRequest | None = None) -> GeminiStreamDecoder:
         """A fresh decoder for one streamed answer."""
         return GeminiStreamDecoder()
 
-    def decode_response(self, body: Any) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``generateContent`` body, the same as streaming would give."""
         decoder = GeminiStreamDecoder()
         return decoder.feed_json(body) + decoder.close()

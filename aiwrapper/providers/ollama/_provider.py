@@ -9,7 +9,7 @@ bytes and splitting lines belong to the transport and the framing.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -90,13 +90,15 @@ class OllamaProvider:
         merge_extra_body(body, options.extra_body)
         return HttpCall(self.base_url + "/api/chat", self._headers(options), body, request.stream)
 
-    def decode_stream(self, tool_names: Collection[str] = ()) -> OllamaDecoder:
-        """A fresh decoder; ``tool_names`` (the request's tools) enables the JSON fallback."""
-        return OllamaDecoder(tool_names if self.tool_calls_in_content else ())
+    def decode_stream(self, request: ProviderRequest | None = None) -> OllamaDecoder:
+        """A fresh decoder; the tools ``request`` lets the model call enable the JSON fallback
+        (this wire may carry a call as text)."""
+        reads_text = request is not None and self.tool_calls_in_content
+        return OllamaDecoder(request.tool_names if request is not None and reads_text else ())
 
-    def decode_response(self, body: Any, tool_names: Collection[str] = ()) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``stream: false`` body (one object with ``done: true``)."""
-        decoder = self.decode_stream(tool_names)
+        decoder = self.decode_stream(request)
         return decoder.feed_object(body) + decoder.close()
 
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:

@@ -102,11 +102,11 @@ class OpenAIProvider:
 
     # -- responses --------------------------------------------------------------------------
 
-    def decode_stream(self) -> OpenAIStreamDecoder:
+    def decode_stream(self, request: ProviderRequest | None = None) -> OpenAIStreamDecoder:
         """A fresh decoder for one streamed response."""
         return OpenAIStreamDecoder(self.name)
 
-    def decode_response(self, body: Any) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``chat.completion`` body, the same a stream would produce."""
         return decode_body(self.name, body)
 

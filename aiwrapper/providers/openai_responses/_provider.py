@@ -86,11 +86,11 @@ class ResponsesProvider:
         headers = {**self._headers, **(request.options.extra_headers or {})}
         return HttpCall(self.url, headers, body, request.stream)
 
-    def decode_stream(self) -> ResponsesStreamDecoder:
+    def decode_stream(self, request: ProviderRequest | None = None) -> ResponsesStreamDecoder:
         """A fresh decoder for one streamed response."""
         return ResponsesStreamDecoder(self.name)
 
-    def decode_response(self, body: Any) -> list[Event]:
+    def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``response`` body, the same its stream would produce."""
         try:
             return ResponsesStreamDecoder(self.name).whole(body)
