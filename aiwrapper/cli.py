@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 
 from .errors import AIWrapperError, ConfigError
 from .lang import Lang
+from .providers._doctor import diagnose
 from .providers._registry import HTTP_PROVIDERS, build_named
 from .runevents import TextDelta
 from .tools import to_tool
-from .tools.doctor import diagnose
 
 __all__ = ["build_parser", "run_ask", "run_doctor"]
 

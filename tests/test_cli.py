@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aiwrapper import tool
-from aiwrapper.tools import doctor
+from aiwrapper.providers import _doctor as doctor
 
 from .test_examples import offline_env
 

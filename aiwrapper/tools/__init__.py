@@ -6,10 +6,12 @@ and writing its result for the model. Running tool calls inside a conversation i
 loop.
 """
 
+from typing import TYPE_CHECKING
+
 from .context import Context, Param
 from .decorator import Tool, tool
 from .definitions import to_tool, to_tools
-from .dialects import DIALECTS
+from .dialects import dialect_names
 from .results import ToolContent, serialize_result
 from .sample import sample_arguments
 
@@ -25,3 +27,15 @@ __all__ = [
     "to_tools",
     "tool",
 ]
+
+if TYPE_CHECKING:
+    DIALECTS: tuple[str, ...]
+    """Every schema dialect name the provider packages offer (for :meth:`Tool.schema_for`)."""
+else:
+
+    def __getattr__(name: str) -> tuple[str, ...]:
+        # Found when first read: listing the dialects imports every provider package, which
+        # ``import aiwrapper`` does not.
+        if name == "DIALECTS":
+            return dialect_names()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

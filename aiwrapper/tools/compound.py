@@ -3,7 +3,7 @@
 This module owns the nodes that hold other nodes (see :mod:`aiwrapper.tools.nodes` for the
 base class and the scalar nodes). An object node checks every field and reports unknown keys
 naming the valid ones and missing fields at their own pointer; it also reads ``null`` for an
-optional field that does not accept ``null`` as "omitted", which is what OpenAI strict mode
+optional field that does not accept ``null`` as "omitted", which is what a strict dialect
 sends (the rule and its reason are in :mod:`aiwrapper.tools.validate`). A union node tries
 its arms in order, first without coercion and then with it, and when none fits reports the
 errors of the closest arm; a reference node resolves its target on first use so recursive
@@ -184,7 +184,7 @@ class ObjectNode(Node):
             return st.fail(path, f"invalid {self.name or 'object'}: {exc}")
 
     def _null_means_default(self, key: str) -> bool:
-        """OpenAI strict mode sends ``null`` for an optional field it leaves out."""
+        """Strict mode sends ``null`` for an optional field it leaves out."""
         return key not in self.required and not self.fields[key].matches_type(None)
 
     def _valid_fields(self) -> str:

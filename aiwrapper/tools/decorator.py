@@ -27,10 +27,9 @@ from ..errors import ToolDefinitionError
 from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context
-from .dialects import DIALECTS, render
+from .dialects import DialectError, dialect_names, render
 from .nodes import Node, Schema
 from .schema import read_signature
-from .strict import StrictError
 from .validate import Coercion
 
 __all__ = ["Tool", "make_tool", "tool"]
@@ -52,7 +51,8 @@ class Tool(Generic[P, R]):
         name: The name the model calls (letters, digits, ``_`` and ``-``; at most 64).
         description: What the tool does, from the docstring unless given.
         parameters: The canonical JSON Schema of the arguments (do not mutate).
-        strict: OpenAI strictness: ``None`` strict when lossless, ``True`` always, ``False`` never.
+        strict: Strict mode, where a dialect has one: ``None`` strict when lossless, ``True``
+            always, ``False`` never.
         timeout: Seconds one call may take (overrides the run's ``tool_timeout``).
         sequential: Never run alongside other calls.
         requires_approval: Ask the ``approve`` callback before each call.
@@ -97,8 +97,9 @@ class Tool(Generic[P, R]):
         self._is_async = func is not None and is_async_callable(func)
         if func is not None:  # not updated=__dict__: the function's attributes are not ours
             functools.update_wrapper(self, func, updated=())
-        if strict is True:
-            self.schema_for("openai-strict")  # fail now, at decoration time
+        if strict is True:  # fail now, at decoration time, where a dialect cannot be strict
+            for dialect in dialect_names():
+                self.schema_for(dialect)
 
     @property
     def has_implementation(self) -> bool:
@@ -141,8 +142,8 @@ class Tool(Generic[P, R]):
         """Return the tool's declaration in a provider's dialect.
 
         Args:
-            dialect: ``"openai"``, ``"openai-strict"``, ``"anthropic"``, ``"gemini"``,
-                ``"gemini-json"`` or ``"ollama"``.
+            dialect: One of :data:`aiwrapper.tools.DIALECTS`: a provider's name, or its name
+                and a variant after a dash.
 
         Returns:
             The declaration, ready to send: rendered once, then a fresh deep copy on every call,
@@ -150,7 +151,8 @@ class Tool(Generic[P, R]):
 
         Raises:
             ValueError: An unknown dialect, listing the valid ones.
-            ToolDefinitionError: ``openai-strict`` for a schema that cannot be strict.
+            ToolDefinitionError: A schema the dialect cannot express (a strict dialect and a
+                schema that cannot be strict).
         """
         frozen = self._cache.get(dialect)
         if frozen is None:
@@ -158,8 +160,6 @@ class Tool(Generic[P, R]):
         return _thaw(frozen)
 
     def _render(self, dialect: str) -> Schema:
-        if dialect not in DIALECTS:
-            raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {', '.join(DIALECTS)}")
         try:
             return render(
                 dialect,
@@ -168,7 +168,7 @@ class Tool(Generic[P, R]):
                 parameters=self.parameters,
                 strict=self.strict,
             )
-        except StrictError as exc:
+        except DialectError as exc:
             raise ToolDefinitionError(f"tool {self.name!r}: {exc}") from exc
 
     def validate(self, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
@@ -300,8 +300,8 @@ def tool(
         func: The function (sync or async, plain, nested, method, classmethod, staticmethod).
         name: The tool's name (default: the function's name).
         description: The tool's description (default: the docstring without its sections).
-        strict: OpenAI strict mode: ``None`` when lossless, ``True`` always (a signature that
-            cannot be strict fails here), ``False`` never.
+        strict: Strict mode, where a dialect has one: ``None`` when lossless, ``True`` always
+            (a signature that cannot be strict fails here), ``False`` never.
         timeout: Seconds one call may take.
         sequential: Never run this tool alongside other calls.
         requires_approval: Ask the ``approve`` callback before each call.

@@ -7,8 +7,8 @@ shapes:
    "description", "required", "enum", "items", "properties"}}}``, converted to a closed JSON
    Schema object whose ``required`` list collects the ``required: true`` flags;
 2. the canonical shape, with a JSON Schema object in ``parameters``;
-3. OpenAI's ``{"type": "function", "function": {"name", "description", "parameters",
-   "strict"?}}``.
+3. the Chat Completions envelope ``{"type": "function", "function": {"name", "description",
+   "parameters", "strict"?}}``.
 
 Such a tool has no implementation (its calls go to a ``function_handler``); its arguments are
 checked against the JSON Schema by the same nodes as Python tools, as plain JSON values.
@@ -123,8 +123,8 @@ def _unknown_shape(spec: Mapping[str, Any]) -> str:
     """Why a dict is not a function definition, and which shapes are."""
     shapes = (
         "a function definition is {'name', 'description', 'parameters'} (parameters as a "
-        "JSON Schema object or the simple {param: {'type', ...}} map), or OpenAI's "
-        "{'type': 'function', 'function': {'name', ...}}"
+        "JSON Schema object or the simple {param: {'type', ...}} map), or the Chat "
+        "Completions envelope {'type': 'function', 'function': {'name', ...}}"
     )
     kind = spec.get("type")
     if isinstance(kind, str) and kind != "function":

@@ -1,38 +1,32 @@
-"""Provider dialects: the tool declaration each provider wants, from the canonical schema.
+"""Schema dialects: each provider's tool declaration, found by the dialect's name.
 
-This module owns :func:`render`, which turns a tool's name, description and canonical JSON
-Schema into the declaration of one dialect:
-
-- ``openai``: ``{"type": "function", "function": {...}}``, strict when it converts losslessly
-  (or when the tool says ``strict=True``); ``openai-strict``: always strict
-  (see :mod:`aiwrapper.tools.strict`);
-- ``anthropic``: ``input_schema`` is the canonical schema;
-- ``gemini``: the OpenAPI-subset ``parameters``; ``gemini-json``: ``parametersJsonSchema``
-  (both in :mod:`aiwrapper.tools.gemini`);
-- ``ollama``: the OpenAI envelope with only the keys Ollama parses, the rest as notes.
-
-A keyword a dialect cannot carry is never dropped silently: it becomes a sentence in the
-description (:mod:`aiwrapper.tools.notes`). Only structural keys with no meaning left after
-the transform (``$defs``, ``additionalProperties: false``, ``title`` for Ollama) go quietly.
+This module owns :func:`render` and the list of dialect names without knowing any provider.
+A dialect is named ``"<provider>"`` or ``"<provider>-<variant>"``, and the name leads to the
+provider package ``aiwrapper.providers.<provider>``, imported when first asked for (the way
+anyio finds a backend module by its name). The package exposes ``SCHEMA_DIALECTS``: each of
+its dialect names mapped to the function that renders a declaration from the tool's name,
+description and canonical JSON Schema. What a dialect keeps, rewrites or notes is the
+provider's business; a keyword it cannot carry is never dropped silently but becomes a
+sentence in the description (:mod:`aiwrapper.tools.notes`).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .gemini import gemini_json_schema, gemini_schema
-from .notes import add_notes
-from .strict import StrictError, make_strict
-from .walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
-
-__all__ = ["DIALECTS", "render"]
+__all__ = ["DialectError", "DialectRenderer", "dialect_names", "find_dialect", "render"]
 
 Schema = dict[str, Any]
-DIALECTS = ("openai", "openai-strict", "anthropic", "gemini", "gemini-json", "ollama")
+DialectRenderer = Callable[[Schema, Schema, "bool | None"], Schema]
+"""Renders one declaration from its head (name, description), parameters and strictness."""
 
-# Ollama parses parameters into a fixed struct and silently drops every other key.
-_OLLAMA_KEYS = {"type", "description", "enum", "items", "properties", "required", "anyOf"}
-_QUIET = {"$schema", "$id", "$defs", "definitions", "$comment", "title"}
+
+class DialectError(ValueError):
+    """Raised by a dialect for a schema it cannot express at all (the tool is at fault)."""
 
 
 def render(
@@ -41,74 +35,63 @@ def render(
     """Render one tool's declaration in a dialect.
 
     Args:
-        dialect: One of :data:`DIALECTS`.
+        dialect: One of :func:`dialect_names`.
         name: The tool's name.
         description: The tool's description (left out when empty).
         parameters: The canonical JSON Schema of the parameters.
-        strict: The tool's strictness (``None``: strict only when lossless; OpenAI only).
+        strict: The tool's strictness (``None``: strict only where lossless), for the
+            dialects that have a strict mode.
 
     Returns:
         The declaration, ready to send (it may share parts with ``parameters``).
 
     Raises:
         ValueError: An unknown dialect.
-        StrictError: A strict rendering of a schema that cannot be strict.
+        DialectError: A schema the dialect cannot express.
     """
     head: Schema = {"name": name}
     if description:
         head["description"] = description
-    if dialect in ("openai", "openai-strict"):
-        return {"type": "function", "function": _openai(head, parameters, strict, dialect)}
-    if dialect == "anthropic":
-        # No "strict": Tool.strict is OpenAI's. Anthropic's strict tools take another subset
-        # (no recursion, no numeric bounds; whether it caps complexity is unconfirmed).
-        return {**head, "input_schema": parameters}
-    if dialect == "gemini":
-        converted = gemini_schema(parameters)
-        return {**head, "parameters": converted} if converted.get("properties") else head
-    if dialect == "gemini-json":
-        return {**head, "parametersJsonSchema": gemini_json_schema(parameters)}
-    if dialect == "ollama":
-        return {"type": "function", "function": {**head, "parameters": ollama_schema(parameters)}}
-    raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {', '.join(DIALECTS)}")
+    return find_dialect(dialect)(head, parameters, strict)
 
 
-def _openai(head: Schema, parameters: Schema, strict: bool | None, dialect: str) -> Schema:
-    if dialect == "openai-strict" or strict is True:
-        return {**head, "parameters": make_strict(parameters)[0], "strict": True}
-    if strict is None:
-        try:
-            converted, lossless = make_strict(parameters)
-        except StrictError:
-            lossless = False
-        if lossless:
-            return {**head, "parameters": converted, "strict": True}
-    return {**head, "parameters": parameters}
+def find_dialect(dialect: str) -> DialectRenderer:
+    """The renderer of ``dialect``, from the provider package its name leads to.
+
+    Raises:
+        ValueError: No provider package offers ``dialect``; the message lists those that do.
+    """
+    renderer = _offered(dialect.partition("-")[0]).get(dialect)
+    if renderer is None:
+        valid = ", ".join(dialect_names())
+        raise ValueError(f"unknown dialect {dialect!r}; valid dialects: {valid}")
+    return renderer
 
 
-def ollama_schema(parameters: Schema) -> Schema:
-    """Reduce a canonical schema to the keys Ollama parses, refs inlined."""
-    reduced: Schema = _ollama(inline_refs(parameters, parameters))
-    return reduced
+@functools.cache
+def dialect_names() -> tuple[str, ...]:
+    """Every dialect the provider packages offer, package by package in name order."""
+    names: list[str] = []
+    for found in pkgutil.iter_modules(_providers().__path__):
+        if found.ispkg:
+            names.extend(_offered(found.name))
+    return tuple(names)
 
 
-def _ollama(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    out, notes = keep_or_note(schema, _OLLAMA_KEYS, _QUIET, _OLLAMA_REWRITES)
-    return add_notes(map_children(out, _ollama), notes)
+def _providers() -> Any:
+    # Imported by name, not statically: the tools sit below the providers.
+    return importlib.import_module("..providers", __package__)
 
 
-def _one_of_as_any_of(value: Any, out: Schema, notes: list[str]) -> None:
-    out["anyOf"] = value
-
-
-def _const_as_enum(value: Any, out: Schema, notes: list[str]) -> None:
-    out["enum"] = [value]
-
-
-_OLLAMA_REWRITES: dict[str, Rewrite] = {
-    **SHAPE_REWRITES,
-    "oneOf": _one_of_as_any_of,
-    "const": _const_as_enum,
-}
+def _offered(package: str) -> Mapping[str, DialectRenderer]:
+    if not package.isidentifier() or package.startswith("_"):
+        return {}
+    module_name = f"{_providers().__name__}.{package}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:  # the package exists but something it needs is missing
+            raise
+        return {}
+    offered: Mapping[str, DialectRenderer] = getattr(module, "SCHEMA_DIALECTS", {})
+    return offered

@@ -272,7 +272,7 @@ class EnumNode(Node):
 
     def _schema(self, defs: Defs) -> Schema:
         body: Schema = {}
-        if "enum" not in self.types:  # OpenAI strict and Gemini want a type on every node
+        if "enum" not in self.types:  # strict schemas and some dialects want a type on every node
             body["type"] = self.kind if len(self.types) == 1 else list(self.types)
         body["enum"] = list(self.values)
         if self.name is None:

@@ -16,7 +16,7 @@ The coercion list is exhaustive:
 - to an array: a single value (not ``null``), wrapped;
 - to a string Enum (and a JSON Schema ``enum``): a unique case-insensitive match.
 
-One more rule is not a coercion of a value but follows OpenAI strict mode:
+One more rule is not a coercion of a value but follows strict mode (a strict dialect):
 there every property is required and an optional one is sent as nullable, so a model that
 means "leave it out" sends ``null``. A ``null`` for an optional field whose own type does not
 accept ``null`` therefore means "omitted": the key is dropped and the function's default

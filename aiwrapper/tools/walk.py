@@ -3,7 +3,7 @@
 This module owns copying a schema node with a function applied to each direct subschema,
 inlining ``$ref`` pointers with recursion cut off after a few levels, and folding a
 fixed-length tuple's ``prefixItems`` into one ``items`` schema. What a dialect keeps or drops
-is left to :mod:`aiwrapper.tools.dialects` and :mod:`aiwrapper.tools.gemini`.
+is left to each provider's dialect (see :mod:`aiwrapper.tools.dialects`).
 """
 
 from __future__ import annotations

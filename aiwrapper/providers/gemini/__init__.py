@@ -11,6 +11,7 @@ from typing_extensions import Unpack
 from ...http import HttpSettings
 from .. import base as shared
 from ..http_model import HttpModel
+from ._dialect import SCHEMA_DIALECTS
 from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
 
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.
@@ -51,6 +52,7 @@ __all__ = [
     "API_KEY_ENV_VARS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "SCHEMA_DIALECTS",
     "GeminiProvider",
     "GeminiSettings",
     "GeminiStreamDecoder",

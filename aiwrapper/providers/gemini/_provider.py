@@ -24,6 +24,7 @@ from ...modelrules import rules_for, thinking_budget
 from ...output import output_spec
 from ..base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
 from ._decode import GeminiStreamDecoder
+from ._dialect import SCHEMA_DIALECTS
 from ._encode import PROVIDER, encode_contents, encode_system
 from ._errors import error_from_response
 
@@ -41,7 +42,6 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-_DIALECTS = ("gemini", "gemini-json")
 _LEVELS = ("minimal", "low", "medium", "high")
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 # Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
@@ -104,7 +104,7 @@ class GeminiProvider:
         schema_dialect: Literal["gemini", "gemini-json"] = "gemini",
         vertex: VertexConfig | None = None,
     ) -> None:
-        if schema_dialect not in _DIALECTS:
+        if schema_dialect not in SCHEMA_DIALECTS:
             raise ConfigError(
                 f"schema_dialect must be 'gemini' or 'gemini-json', not {schema_dialect!r}"
             )

@@ -14,6 +14,7 @@ from .. import base as shared
 from ..http_model import HttpModel
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, default_base_url
+from ._dialect import SCHEMA_DIALECTS
 from ._provider import OllamaProvider
 
 # A local server needs no key; a hosted one (or a proxy in front) reads this variable.
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "DEFAULT_TIMEOUT",
+    "SCHEMA_DIALECTS",
     "OllamaDecoder",
     "OllamaProvider",
     "OllamaSettings",

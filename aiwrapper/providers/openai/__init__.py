@@ -16,6 +16,7 @@ from ...http import HttpSettings
 from .. import base as shared
 from ..http_model import HttpModel
 from ._decode import OpenAIStreamDecoder
+from ._dialect import SCHEMA_DIALECTS
 from ._profiles import (
     COMPATIBLE_PROFILE,
     DEFAULT_BASE_URL,
@@ -108,6 +109,7 @@ __all__ = [
     "OPENAI_ENV_VAR",
     "OPENAI_PROFILE",
     "PRESETS",
+    "SCHEMA_DIALECTS",
     "OpenAIProfile",
     "OpenAIProvider",
     "OpenAISettings",

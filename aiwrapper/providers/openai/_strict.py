@@ -9,15 +9,16 @@ schema). An optional field that accepts ``null`` itself and has a default other 
 is lossy too: strict mode makes the model send it, so its default can never be asked for.
 What strict mode cannot express at all (a free-form ``dict``, ``Any``, a fixed-length
 ``tuple``, ``allOf``/``not``/conditionals, a schema over OpenAI's size limits, see
-:mod:`aiwrapper.tools.limits`) raises :class:`StrictError` naming the parameter.
+``_limits.py``) raises :class:`StrictError` naming the parameter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .limits import LimitError, check_limits
-from .notes import add_notes, constraint_note
+from ...tools.dialects import DialectError
+from ...tools.notes import add_notes, constraint_note
+from ._limits import LimitError, check_limits
 
 __all__ = ["StrictError", "make_strict"]
 
@@ -40,7 +41,7 @@ _DROPPED = ("default", "examples", "$schema")
 _MISSING = object()
 
 
-class StrictError(ValueError):
+class StrictError(DialectError):
     """Raised when a schema cannot be expressed in OpenAI strict mode.
 
     Attributes:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ToolDefinitionError
-from .decorator import Tool
-from .docstrings import parse_docstring
+from ..tools import Tool
+from ..tools.docstrings import parse_docstring
 
 __all__ = ["PROVIDER_DIALECTS", "Diagnosis", "diagnose"]
 

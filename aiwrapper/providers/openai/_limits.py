@@ -10,7 +10,7 @@ every object is counted as one level, ``$ref`` not followed (each definition is 
 its own root), and the ``null`` that strict mode adds to an optional enum counts as a value.
 A schema over a limit is refused by OpenAI with a 400 at request time, so it is refused here
 first (:class:`LimitError`, turned into a
-:class:`~aiwrapper.tools.strict.StrictError`, so ``strict=None`` sends the plain schema).
+``StrictError`` of ``_strict.py``, so ``strict=None`` sends the plain schema).
 """
 
 from __future__ import annotations

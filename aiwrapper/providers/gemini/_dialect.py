@@ -32,10 +32,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .notes import add_notes, constraint_note
-from .walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
+from ...tools.notes import add_notes, constraint_note
+from ...tools.walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
 
-__all__ = ["gemini_json_schema", "gemini_schema"]
+__all__ = ["SCHEMA_DIALECTS", "gemini_json_schema", "gemini_schema"]
 
 Schema = dict[str, Any]
 
@@ -225,3 +225,16 @@ def _json_values(schema: Schema) -> Schema:
     if isinstance(values, list) and not all(_kind_of(v) in _NUMERIC_OR_TEXT for v in values):
         add_notes(schema, [constraint_note("enum", schema.pop("enum"))])
     return schema
+
+
+def _render_parameters(head: Schema, parameters: Schema, strict: bool | None) -> Schema:
+    converted = gemini_schema(parameters)
+    # A function without parameters leaves the key out: an empty object is refused.
+    return {**head, "parameters": converted} if converted.get("properties") else head
+
+
+def _render_json(head: Schema, parameters: Schema, strict: bool | None) -> Schema:
+    return {**head, "parametersJsonSchema": gemini_json_schema(parameters)}
+
+
+SCHEMA_DIALECTS = {"gemini": _render_parameters, "gemini-json": _render_json}
