@@ -1,11 +1,14 @@
 """The floors of the package: each module imports only the floors below it, types included.
 
-The transport stands below the providers, and a ground floor of plain data (calls, message
-parts and messages, results, run events, options, errors, the result serializer and JSON
-text) stands below everything else.
+The transport stands below the providers, and so do the tools, which name no vendor either
+(a dialect is found by name in its provider's package); a ground floor of plain data (calls,
+message parts and messages, results, run events, options, errors, the result serializer and
+JSON text) stands below everything else.
 """
 
 from __future__ import annotations
+
+import re
 
 from .importgraph import PACKAGE, Graph, import_graph, reachable
 
@@ -56,3 +59,24 @@ def test_a_call_and_the_error_tree_stand_on_nothing_but_json_text() -> None:
     assert reachable(graph, "aiwrapper._call") == {"aiwrapper.jsontext"}
     assert reachable(graph, "aiwrapper.errors") == set()
     assert reachable(graph, "aiwrapper._serialize") == set()
+
+
+# The four vendors by name, and the hosts and port that would mean one of them.
+VENDOR_WORDS = re.compile(r"openai|anthropic|gemini|ollama|googleapis|11434|claude", re.IGNORECASE)
+
+
+def test_the_tools_reach_no_provider_module() -> None:
+    graph = _graph()
+    for module in sorted(m for m in graph if m.startswith("aiwrapper.tools")):
+        providers = {m for m in reachable(graph, module) if m.startswith("aiwrapper.providers")}
+        assert not providers, f"{module} reaches {sorted(providers)}"
+
+
+def test_the_tools_name_no_vendor_host_or_port() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in sorted((PACKAGE / "tools").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if VENDOR_WORDS.search(line)
+    ]
+    assert found == []

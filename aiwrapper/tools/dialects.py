@@ -71,11 +71,8 @@ def find_dialect(dialect: str) -> DialectRenderer:
 @functools.cache
 def dialect_names() -> tuple[str, ...]:
     """Every dialect the provider packages offer, package by package in name order."""
-    names: list[str] = []
-    for found in pkgutil.iter_modules(_providers().__path__):
-        if found.ispkg:
-            names.extend(_offered(found.name))
-    return tuple(names)
+    packages = sorted(found.name for found in pkgutil.iter_modules(_providers().__path__))
+    return tuple(name for package in packages for name in _offered(package))
 
 
 def _providers() -> Any:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "call_ids",
+    "checked_tool_choice",
     "encode_messages",
     "encode_response_format",
     "encode_sampling",
