@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import errors
 from .._contract import (
@@ -24,6 +24,9 @@ from .._contract import (
 from ..httpcall import HttpCall, retry_after_seconds
 from ..messages import ImagePart, LangMessage
 
+if TYPE_CHECKING:
+    from ..options import LangOptions
+
 __all__ = [
     "EventSink",
     "HttpCall",
@@ -35,11 +38,13 @@ __all__ = [
     "api_key",
     "error_class_for_status",
     "error_result_text",
+    "in_stream_error",
     "make_error",
     "merge_extra_body",
     "parse_json_body",
     "result_text",
     "retry_after_seconds",
+    "sampling_fields",
     "stop_sequences",
     "tool_choice",
 ]
@@ -98,6 +103,42 @@ def make_error(
     )
 
 
+def in_stream_error(
+    cls: type[errors.ProviderError] | None,
+    message: str,
+    *,
+    provider: str,
+    body: Any,
+    unknown: str,
+    status: int | None = None,
+    request_id: str | None = None,
+    retry_after: float | None = None,
+) -> errors.AIWrapperError:
+    """The exception for an error a provider reported inside a 200 stream.
+
+    Args:
+        cls: The class the error's own type or code maps to, or ``None`` for one no table
+            knows.
+        message: The provider's message.
+        provider: The provider's name.
+        body: The error object as it came.
+        unknown: The ``StreamError`` message for an error of no known class.
+        status: An HTTP status the error object itself carries (the response's was 200).
+        request_id: A request id the error object carries.
+        retry_after: A delay the error object asks for, in seconds.
+    """
+    if cls is None:
+        return errors.StreamError(unknown)
+    return cls(
+        message,
+        provider=provider,
+        status_code=status,
+        body=body,
+        request_id=request_id,
+        retry_after=retry_after,
+    )
+
+
 def error_result_text(message: str, error_type: str | None) -> str:
     """A failed call's result as JSON text, for wires that have no error flag."""
     payload = {"error": message, "error_type": error_type or "Error"}
@@ -108,6 +149,25 @@ def result_text(message: LangMessage) -> str:
     """A tool result's text, its images described, for wires that take no images in results."""
     images = [p.describe() for p in message.parts if isinstance(p, ImagePart)]
     return "\n".join(t for t in [message.content, *images] if t) if images else message.content
+
+
+def sampling_fields(
+    options: LangOptions, *, max_tokens: str, top_p: str, stop: str
+) -> dict[str, Any]:
+    """The sampling options that are set, under one wire's key names, stop always a list.
+
+    The keys come in one order: temperature, the output cap, top-p, then stop sequences.
+    """
+    fields: dict[str, Any] = {}
+    if options.temperature is not None:
+        fields["temperature"] = options.temperature
+    if options.max_tokens is not None:
+        fields[max_tokens] = options.max_tokens
+    if options.top_p is not None:
+        fields[top_p] = options.top_p
+    if options.stop is not None:
+        fields[stop] = stop_sequences(options.stop)
+    return fields
 
 
 def stop_sequences(stop: str | Sequence[str] | None) -> list[str] | None:

@@ -28,6 +28,7 @@ from ...events import (
     UsageEvent,
 )
 from ...messages import ProviderState
+from ..base import in_stream_error
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
 
 __all__ = ["NAME", "AnthropicStreamDecoder"]
@@ -266,14 +267,13 @@ class AnthropicStreamDecoder:
     def _error(self, payload: dict[str, Any]) -> list[Event]:
         detail = payload.get("error") or {}
         kind, message = detail.get("type"), detail.get("message") or "stream error"
-        cls = _STREAM_ERRORS.get(str(kind))
-        if cls is None:
-            raise errors.StreamError(f"anthropic stream error ({kind}): {message}")
         request_id = payload.get("request_id")
-        raise cls(
+        raise in_stream_error(
+            _STREAM_ERRORS.get(str(kind)),
             message,
             provider=NAME,
             body=payload,
+            unknown=f"anthropic stream error ({kind}): {message}",
             request_id=request_id if isinstance(request_id, str) else None,
         )
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import errors
-from ..base import error_class_for_status, make_error, parse_json_body
+from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
 
 __all__ = ["error_class", "error_from_response", "error_in_stream", "retry_delay"]
 
@@ -108,14 +108,13 @@ def error_in_stream(payload: Mapping[str, Any]) -> errors.AIWrapperError:
     raw = payload.get("error")
     text = error.get("message") or (raw if isinstance(raw, str) and raw else "no message")
     message = f"error inside the Gemini stream: {text}"
-    cls = error_class(error)
-    if cls is None:
-        return errors.StreamError(f"{message} ({dict(error)!r})")
     code = error.get("code")
-    return cls(
+    return in_stream_error(
+        error_class(error),
         message,
         provider=_PROVIDER,
-        status_code=code if isinstance(code, int) else None,
         body=dict(payload),
+        unknown=f"{message} ({dict(error)!r})",
+        status=code if isinstance(code, int) else None,
         retry_after=retry_delay(error),
     )

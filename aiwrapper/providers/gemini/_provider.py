@@ -22,7 +22,7 @@ from ...errors import ConfigError, ProviderError
 from ...events import Event
 from ...modelrules import rules_for, thinking_budget
 from ...output import output_spec
-from ..base import HttpCall, ProviderRequest, merge_extra_body, stop_sequences, tool_choice
+from ..base import HttpCall, ProviderRequest, merge_extra_body, sampling_fields, tool_choice
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import PROVIDER, encode_contents, encode_system
@@ -259,15 +259,9 @@ def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, 
 
 def encode_generation_config(options: LangOptions, *, legacy: bool = False) -> dict[str, Any]:
     """``generationConfig``: sampling, output cap, stop sequences and thinking."""
-    config: dict[str, Any] = {}
-    if options.temperature is not None:
-        config["temperature"] = options.temperature
-    if options.max_tokens is not None:
-        config["maxOutputTokens"] = options.max_tokens
-    if options.top_p is not None:
-        config["topP"] = options.top_p
-    if options.stop is not None:
-        config["stopSequences"] = stop_sequences(options.stop)
+    config = sampling_fields(
+        options, max_tokens="maxOutputTokens", top_p="topP", stop="stopSequences"
+    )
     thinking = encode_thinking(options.thinking, legacy=legacy)
     if thinking is not None:
         config["thinkingConfig"] = thinking

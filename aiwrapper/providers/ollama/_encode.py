@@ -17,7 +17,7 @@ from ..base import (
     ProviderRequest,
     error_result_text,
     result_text,
-    stop_sequences,
+    sampling_fields,
     tool_choice,
 )
 from ._content import unread_fields
@@ -132,13 +132,5 @@ def _think_level(thinking: bool | int) -> str:
 
 
 def encode_generation(options: LangOptions) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if options.temperature is not None:
-        out["temperature"] = options.temperature
-    if options.max_tokens is not None:
-        out["num_predict"] = options.max_tokens
-    if options.top_p is not None:
-        out["top_p"] = options.top_p
-    if options.stop is not None:
-        out["stop"] = stop_sequences(options.stop)
-    return out
+    """The body's ``options`` object: sampling and the output cap (``num_predict``)."""
+    return sampling_fields(options, max_tokens="num_predict", top_p="top_p", stop="stop")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import errors
-from ..base import error_class_for_status, make_error, parse_json_body
+from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
 from ._defaults import DEFAULT_BASE_URL, NAME
 
 __all__ = ["error_from_response", "stream_error"]
@@ -51,15 +51,24 @@ def _with_hint(status: int, message: str) -> str:
 
 
 def stream_error(line: Mapping[str, Any]) -> errors.AIWrapperError:
+    """The exception for an ``{"error"}`` line inside a 200 stream."""
     message = _error_message(dict(line), 200)
-    lowered = message.lower()
+    return in_stream_error(
+        _stream_error_class(message.lower()),
+        message,
+        provider=NAME,
+        body=line,
+        unknown=f"Ollama reported an error mid-stream: {message}",
+    )
+
+
+def _stream_error_class(lowered: str) -> type[errors.ProviderError] | None:
+    # The line has only a message: rate limits and overload are told by their words.
     if "rate limit" in lowered or "too many requests" in lowered:
-        cls: type[errors.ProviderError] = errors.RateLimitError
-    elif "overloaded" in lowered or "server busy" in lowered:
-        cls = errors.OverloadedError
-    else:
-        return errors.StreamError(f"Ollama reported an error mid-stream: {message}")
-    return make_error(cls, message, provider=NAME, status=None, body=line, headers={})
+        return errors.RateLimitError
+    if "overloaded" in lowered or "server busy" in lowered:
+        return errors.OverloadedError
+    return None
 
 
 def error_from_response(

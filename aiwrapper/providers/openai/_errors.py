@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import errors
-from ..base import error_class_for_status, make_error, parse_json_body
+from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
 
 __all__ = ["error_fields", "error_from_response", "status_class", "stream_error"]
 
@@ -60,22 +60,27 @@ def stream_error(provider: str, error: Any) -> errors.AIWrapperError:
     anything else is a ``StreamError``.
     """
     message, tags = error_fields(error)
-    code = error.get("code") if isinstance(error, dict) else None
-    status = code if isinstance(code, int) and not isinstance(code, bool) else 0
-    words = " ".join(tags)
-    cls: type[errors.ProviderError]
+    return in_stream_error(
+        _stream_error_class(error, " ".join(tags)),
+        message or "error in stream",
+        provider=provider,
+        body=error,
+        unknown=f"{provider}: error in stream: {message}",
+    )
+
+
+def _stream_error_class(error: Any, words: str) -> type[errors.ProviderError] | None:
     # too_many_requests: the Responses API's nested in-stream error for a rate limit.
     if "rate_limit" in words or "too_many_requests" in words or "insufficient_quota" in words:
-        cls = errors.RateLimitError
-    elif "overloaded" in words:
-        cls = errors.OverloadedError
-    elif "server_error" in words:
-        cls = errors.ServerError
-    elif 400 <= status < 600:
-        cls = status_class(status)
-    else:
-        return errors.StreamError(f"{provider}: error in stream: {message}")
-    return cls(message or "error in stream", provider=provider, status_code=None, body=error)
+        return errors.RateLimitError
+    if "overloaded" in words:
+        return errors.OverloadedError
+    if "server_error" in words:
+        return errors.ServerError
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
+        return status_class(code)
+    return None
 
 
 def error_from_response(
