@@ -11,11 +11,12 @@ from typing_extensions import Unpack
 from ...http import HttpSettings
 from .. import base as shared
 from ..http_model import HttpModel
+from ._decode import AnthropicStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
-from ._provider import AnthropicProvider, AnthropicStreamDecoder, wire_id
+from ._encode import wire_id
+from ._provider import DEFAULT_BASE_URL, AnthropicProvider
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
 

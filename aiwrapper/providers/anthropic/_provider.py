@@ -1,12 +1,13 @@
 """The Anthropic Messages wire format (``POST /v1/messages``).
 
-This module owns the translation both ways: ``encode`` turns a ``ProviderRequest`` into the
-Messages request (top-level ``system``, content-block messages, tools, ``tool_choice``, thinking
-per model generation from ``_models``), the stream decoder turns SSE events into neutral
-events, and ``error`` maps error responses. Thinking blocks, signatures, redacted thinking and
-server-tool blocks ride on the assistant message as ``ProviderState`` and are replayed verbatim
-and in order, because the API rejects a tool loop whose thinking blocks were altered. Sending,
-retrying and SSE framing are left to ``http.py`` and ``framing.py``.
+This module owns the request as a whole: ``encode`` turns a ``ProviderRequest`` into the
+Messages request (top-level ``system`` and content-block messages from ``_encode``, tools,
+``tool_choice``, thinking per model generation from ``_models``); the stream decoder
+(``_decode``) turns SSE events into neutral events, and ``_errors`` maps error responses.
+Thinking blocks, signatures, redacted thinking and server-tool blocks ride on the assistant
+message as ``ProviderState`` and are replayed verbatim and in order, because the API rejects a
+tool loop whose thinking blocks were altered. Sending, retrying and SSE framing are left to the
+transport and the framing.
 
 Decisions where the wire leaves a choice:
 
@@ -26,35 +27,18 @@ Decisions where the wire leaves a choice:
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ... import errors
 from ...events import Event
-from ...messages import (
-    ImagePart,
-    LangMessage,
-    OpaquePart,
-    Part,
-    ProviderState,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-)
 from ...models import model_info
 from ...options import LangOptions
 from ...output import output_spec
-from ..base import (
-    HttpCall,
-    ProviderRequest,
-    error_class_for_status,
-    make_error,
-    merge_extra_body,
-    parse_json_body,
-)
+from ..base import HttpCall, ProviderRequest, merge_extra_body
 from ._decode import NAME, AnthropicStreamDecoder
+from ._encode import encode_messages, own_call_ids
+from ._errors import error_from_response
 from ._models import (
     check_thinking_turn,
     encode_sampling,
@@ -64,10 +48,9 @@ from ._models import (
 )
 from ._output import output_format
 
-__all__ = ["AnthropicProvider", "AnthropicStreamDecoder", "encode_messages", "wire_id"]
+__all__ = ["DEFAULT_BASE_URL", "AnthropicProvider"]
 
-_ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
-_ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 
 class AnthropicProvider:
@@ -92,7 +75,7 @@ class AnthropicProvider:
         self,
         *,
         api_key: str | None,
-        base_url: str = "https://api.anthropic.com",
+        base_url: str = DEFAULT_BASE_URL,
         version: str = "2023-06-01",
         betas: Sequence[str] = (),
         default_max_tokens: int | None = None,
@@ -119,7 +102,7 @@ class AnthropicProvider:
         thinking_on = bool(thinking) or _enabled(extra_thinking)
         system, messages = encode_messages(request.messages, thinking=thinking_on)
         if thinking_on:
-            check_thinking_turn(messages, _own_call_ids(request.messages))
+            check_thinking_turn(messages, own_call_ids(request.messages))
         names = [tool.name for tool in request.tools]
         choice = encode_tool_choice(options, names, thinking_on=thinking_on)
         body: dict[str, Any] = {
@@ -157,24 +140,7 @@ class AnthropicProvider:
 
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
         """The exception for an error response (``{"type":"error","error":{type,message}}``)."""
-        parsed = parse_json_body(body)
-        kind, message = _error_detail(parsed, status)
-        # The error type wins where it is more precise than the status (a 500 that says
-        # overloaded_error is an overload; 402 billing_error has no status class of its own).
-        cls = _TYPE_OVER_STATUS.get(str(kind)) or error_class_for_status(status)
-        err = make_error(
-            cls,
-            message,
-            provider=NAME,
-            status=status,
-            body=parsed,
-            headers=headers,
-            request_id_header="request-id",
-        )
-        if err.request_id is None and isinstance(parsed, dict):
-            request_id = parsed.get("request_id")
-            err.request_id = request_id if isinstance(request_id, str) else None
-        return err
+        return error_from_response(status, body, headers)
 
     def _max_tokens(
         self, model: str, options: LangOptions, thinking: dict[str, Any], reserve: int
@@ -213,146 +179,6 @@ def _output_limit(model: str) -> int | None:
     return info.max_output_tokens if info is not None else None
 
 
-_TYPE_OVER_STATUS: dict[str, type[errors.ProviderError]] = {
-    "overloaded_error": errors.OverloadedError,
-    "rate_limit_error": errors.RateLimitError,
-    "billing_error": errors.PermissionDeniedError,
-}
-
-
 def _enabled(thinking: object) -> bool:
     """Whether a raw ``thinking`` field (given through ``extra_body``) turns thinking on."""
     return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
-
-
-def _error_detail(parsed: Any, status: int) -> tuple[str | None, str]:
-    """The ``error.type`` and message of an error body (its text when it is not JSON)."""
-    detail = parsed.get("error") if isinstance(parsed, dict) else None
-    detail = detail if isinstance(detail, dict) else {}
-    kind, message = detail.get("type"), detail.get("message")
-    if not isinstance(message, str) or not message:
-        message = parsed.strip()[:500] if isinstance(parsed, str) else ""
-    return (kind if isinstance(kind, str) else None), message or f"HTTP {status}"
-
-
-# --- conversation ---------------------------------------------------------------------------
-
-
-def wire_id(call_id: str) -> str:
-    """A tool-call id the API accepts (``^[a-zA-Z0-9_-]+$``), the same for ``tool_use`` and
-    ``tool_result``; a foreign id gets a hash suffix so two ids never collide after cleaning."""
-    if _ID_OK.fullmatch(call_id):
-        return call_id
-    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
-    return f"{_ID_BAD_CHARS.sub('_', call_id)}_{digest}"
-
-
-def encode_messages(
-    messages: Sequence[LangMessage], *, thinking: bool
-) -> tuple[str, list[dict[str, Any]]]:
-    """The top-level ``system`` text and the ``messages`` array.
-
-    System messages are joined into ``system``; tool results become ``tool_result`` blocks of
-    a user message; consecutive same-role messages merge into one (the API wants alternation
-    and all results of a turn in the single next user message, before any text). With
-    ``thinking`` off, thinking blocks are left out: the API rejects them in the final
-    assistant message then, and ignores them in earlier turns anyway.
-    """
-    system: list[str] = []
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "system":
-            system.append(message.content)
-            continue
-        role = "user" if message.role == "tool" else message.role
-        if message.role == "tool":
-            blocks = [_tool_result(message)]
-        else:
-            blocks = _blocks(message.parts, thinking=thinking)
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    for entry in out:
-        # Anthropic wants every tool_result block first in its user message, before any other block.
-        entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
-    return "\n\n".join(text for text in system if text), out
-
-
-def _own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
-    """Wire ids of the calls this provider made (the ones that can carry its thinking)."""
-    return {
-        wire_id(part.call.id)
-        for message in messages
-        if message.role == "assistant"
-        for part in message.parts
-        if isinstance(part, ToolCallPart) and part.call.provider == NAME
-    }
-
-
-def _tool_result(message: LangMessage) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": wire_id(message.tool_call_id or ""),
-    }
-    images = [_image(p) for p in message.parts if isinstance(p, ImagePart)]
-    if images:  # content as a list of blocks: text first, then each image
-        text = [{"type": "text", "text": message.content}] if message.content else []
-        block["content"] = [*text, *images]
-    elif message.content:
-        block["content"] = message.content
-    if message.is_error:
-        block["is_error"] = True
-    return block
-
-
-def _image(part: ImagePart) -> dict[str, Any]:
-    source = {"type": "base64", "media_type": part.media_type, "data": part.data}
-    return {"type": "image", "source": source}
-
-
-def _blocks(parts: Sequence[Part], *, thinking: bool) -> list[dict[str, Any]]:
-    kept = (p for p in parts if thinking or not _is_reasoning(p))
-    blocks = (_block(part) for part in kept)
-    return [block for block in blocks if block is not None]
-
-
-def _is_reasoning(part: Part) -> bool:
-    return isinstance(part, ThinkingPart) or (
-        isinstance(part, OpaquePart) and part.kind == "thinking"
-    )
-
-
-def _own(state: ProviderState | None) -> dict[str, Any] | None:
-    """The state's payload when this provider made it; another provider's state is dropped."""
-    return state.data if state is not None and state.provider == NAME else None
-
-
-def _block(part: Part) -> dict[str, Any] | None:
-    data = _own(part.state)
-    if isinstance(part, TextPart):
-        if not part.text:
-            return None  # the API rejects empty text blocks
-        block: dict[str, Any] = {"type": "text", "text": part.text}
-        if data and data.get("citations"):
-            block["citations"] = data["citations"]
-        return block
-    if isinstance(part, ThinkingPart):
-        # Unsigned or foreign thinking cannot be replayed (the API verifies the signature).
-        if data is None or "signature" not in data:
-            return None
-        return {"type": "thinking", "thinking": part.text, "signature": data["signature"]}
-    if isinstance(part, ToolCallPart):
-        call = part.call
-        block = {"type": "tool_use", "id": wire_id(call.id), "name": call.name}
-        block["input"] = call.arguments
-        block.update((data or {}).get("extra", {}))  # e.g. "caller" (programmatic tool calling)
-        return block
-    if isinstance(part, OpaquePart):
-        kept = data.get("block") if data else None
-        if not isinstance(kept, dict) or not isinstance(kept.get("type"), str):
-            return None  # a block without a type (one that could not be read) is rejected
-        return dict(kept)
-    return None

@@ -1,0 +1,151 @@
+"""The Messages request's conversation: the ``system`` text and the content-block messages.
+
+This module owns how the neutral conversation becomes content blocks: tool results as
+``tool_result`` blocks first in a user message, consecutive same-role messages merged, call ids
+fitted to the API's rule, and this provider's thinking, citations and server-tool blocks
+replayed verbatim from the state they came with (another provider's state is dropped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ...messages import (
+    ImagePart,
+    LangMessage,
+    OpaquePart,
+    Part,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from ._decode import NAME
+
+__all__ = ["encode_messages", "own_call_ids", "wire_id"]
+
+_ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
+_ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def wire_id(call_id: str) -> str:
+    """A tool-call id the API accepts (``^[a-zA-Z0-9_-]+$``), the same for ``tool_use`` and
+    ``tool_result``; a foreign id gets a hash suffix so two ids never collide after cleaning."""
+    if _ID_OK.fullmatch(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
+    return f"{_ID_BAD_CHARS.sub('_', call_id)}_{digest}"
+
+
+def encode_messages(
+    messages: Sequence[LangMessage], *, thinking: bool
+) -> tuple[str, list[dict[str, Any]]]:
+    """The top-level ``system`` text and the ``messages`` array.
+
+    System messages are joined into ``system``; tool results become ``tool_result`` blocks of
+    a user message; consecutive same-role messages merge into one (the API wants alternation
+    and all results of a turn in the single next user message, before any text). With
+    ``thinking`` off, thinking blocks are left out: the API rejects them in the final
+    assistant message then, and ignores them in earlier turns anyway.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.append(message.content)
+            continue
+        role = "user" if message.role == "tool" else message.role
+        if message.role == "tool":
+            blocks = [_tool_result(message)]
+        else:
+            blocks = _blocks(message.parts, thinking=thinking)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    for entry in out:
+        # Anthropic wants every tool_result block first in its user message, before any other block.
+        entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
+    return "\n\n".join(text for text in system if text), out
+
+
+def own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
+    """Wire ids of the calls this provider made (the ones that can carry its thinking)."""
+    return {
+        wire_id(part.call.id)
+        for message in messages
+        if message.role == "assistant"
+        for part in message.parts
+        if isinstance(part, ToolCallPart) and part.call.provider == NAME
+    }
+
+
+def _tool_result(message: LangMessage) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": wire_id(message.tool_call_id or ""),
+    }
+    images = [_image(p) for p in message.parts if isinstance(p, ImagePart)]
+    if images:  # content as a list of blocks: text first, then each image
+        text = [{"type": "text", "text": message.content}] if message.content else []
+        block["content"] = [*text, *images]
+    elif message.content:
+        block["content"] = message.content
+    if message.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+    return {"type": "image", "source": source}
+
+
+def _blocks(parts: Sequence[Part], *, thinking: bool) -> list[dict[str, Any]]:
+    kept = (p for p in parts if thinking or not _is_reasoning(p))
+    blocks = (_block(part) for part in kept)
+    return [block for block in blocks if block is not None]
+
+
+def _is_reasoning(part: Part) -> bool:
+    return isinstance(part, ThinkingPart) or (
+        isinstance(part, OpaquePart) and part.kind == "thinking"
+    )
+
+
+def _own(state: ProviderState | None) -> dict[str, Any] | None:
+    """The state's payload when this provider made it; another provider's state is dropped."""
+    return state.data if state is not None and state.provider == NAME else None
+
+
+def _block(part: Part) -> dict[str, Any] | None:
+    data = _own(part.state)
+    if isinstance(part, TextPart):
+        if not part.text:
+            return None  # the API rejects empty text blocks
+        block: dict[str, Any] = {"type": "text", "text": part.text}
+        if data and data.get("citations"):
+            block["citations"] = data["citations"]
+        return block
+    if isinstance(part, ThinkingPart):
+        # Unsigned or foreign thinking cannot be replayed (the API verifies the signature).
+        if data is None or "signature" not in data:
+            return None
+        return {"type": "thinking", "thinking": part.text, "signature": data["signature"]}
+    if isinstance(part, ToolCallPart):
+        call = part.call
+        block = {"type": "tool_use", "id": wire_id(call.id), "name": call.name}
+        block["input"] = call.arguments
+        block.update((data or {}).get("extra", {}))  # e.g. "caller" (programmatic tool calling)
+        return block
+    if isinstance(part, OpaquePart):
+        kept = data.get("block") if data else None
+        if not isinstance(kept, dict) or not isinstance(kept.get("type"), str):
+            return None  # a block without a type (one that could not be read) is rejected
+        return dict(kept)
+    return None

@@ -1,0 +1,59 @@
+"""Anthropic's HTTP error bodies (``{"type": "error", "error": {"type", "message"}}``).
+
+This module owns their mapping to the exception tree: the error type wins where it is more
+precise than the status (a 500 that says ``overloaded_error`` is an overload; 402
+``billing_error`` means the account may not use the API until billing is fixed, which retrying
+cannot help). Errors inside a 200 stream are the decoder's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ... import errors
+from ..base import error_class_for_status, make_error, parse_json_body
+from ._decode import NAME
+
+__all__ = ["error_from_response"]
+
+
+_TYPE_OVER_STATUS: dict[str, type[errors.ProviderError]] = {
+    "overloaded_error": errors.OverloadedError,
+    "rate_limit_error": errors.RateLimitError,
+    "billing_error": errors.PermissionDeniedError,
+}
+
+
+def _error_detail(parsed: Any, status: int) -> tuple[str | None, str]:
+    """The ``error.type`` and message of an error body (its text when it is not JSON)."""
+    detail = parsed.get("error") if isinstance(parsed, dict) else None
+    detail = detail if isinstance(detail, dict) else {}
+    kind, message = detail.get("type"), detail.get("message")
+    if not isinstance(message, str) or not message:
+        message = parsed.strip()[:500] if isinstance(parsed, str) else ""
+    return (kind if isinstance(kind, str) else None), message or f"HTTP {status}"
+
+
+def error_from_response(
+    status: int, body: bytes, headers: Mapping[str, str]
+) -> errors.ProviderError:
+    """The exception for an error response, with the request id from header or body."""
+    parsed = parse_json_body(body)
+    kind, message = _error_detail(parsed, status)
+    # The error type wins where it is more precise than the status (a 500 that says
+    # overloaded_error is an overload; 402 billing_error has no status class of its own).
+    cls = _TYPE_OVER_STATUS.get(str(kind)) or error_class_for_status(status)
+    err = make_error(
+        cls,
+        message,
+        provider=NAME,
+        status=status,
+        body=parsed,
+        headers=headers,
+        request_id_header="request-id",
+    )
+    if err.request_id is None and isinstance(parsed, dict):
+        request_id = parsed.get("request_id")
+        err.request_id = request_id if isinstance(request_id, str) else None
+    return err
