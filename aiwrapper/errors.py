@@ -85,7 +85,14 @@ class ToolArgumentsError(AIWrapperError):
 
 
 class ProviderError(AIWrapperError):
-    """Raised when a provider answers with an error status or an error inside a stream."""
+    """Raised when a provider answers with an error status or an error inside a stream.
+
+    ``retryable`` is the provider's own verdict on an error status, which wins over the
+    status: ``False`` when its body says retrying cannot help (an exhausted billing quota
+    answered with 429, say); ``None``, the default, leaves it to the status and headers.
+    """
+
+    retryable: bool | None
 
     def __init__(
         self,
@@ -104,6 +111,7 @@ class ProviderError(AIWrapperError):
         self.body = body
         self.request_id = request_id
         self.retry_after = retry_after
+        self.retryable = None
 
     def __str__(self) -> str:
         where = f"{self.provider} {self.status_code}" if self.status_code else self.provider

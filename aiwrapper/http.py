@@ -288,9 +288,9 @@ class HttpTransport:
             delay = retry_delay(
                 response.status_code,
                 response.headers,
-                body,
                 backoff=self._backoff(attempt),
                 hint=error.retry_after,
+                retryable=error.retryable,
             )
         status = str(response.status_code)
         if delay is None:
@@ -308,33 +308,36 @@ class HttpTransport:
 def retry_delay(
     status: int,
     headers: Mapping[str, str],
-    body: bytes,
     *,
     backoff: float,
     hint: float | None = None,
+    retryable: bool | None = None,
 ) -> float | None:
     """Seconds to wait before retrying an error response, or None when it is final.
 
-    Follows the OpenAI and Anthropic SDKs: ``x-should-retry``
-    decides when present; otherwise 408, 409, 429 and every 5xx (529 included) are retried.
-    A 429 about ``insufficient_quota`` is billing, never retried. The server's
-    ``retry-after-ms`` / ``retry-after`` (or a ``hint`` from the body) is honored up to 60 s;
-    without one, ``backoff``.
+    The provider's verdict (``retryable``) decides when it has one; then the server's
+    ``x-should-retry``, as the official vendor SDKs read it; otherwise 408, 409, 429 and every
+    5xx (529 included) are retried. The server's ``retry-after-ms`` / ``retry-after`` (or a
+    ``hint`` from the body) is honored up to 60 s; without one, ``backoff``.
 
     Args:
         status: The response status.
         headers: The response headers (case-insensitive, such as ``httpx.Headers``, or with
             lower-case keys).
-        body: The response body.
         backoff: The delay to use when the server names none.
-        hint: The delay the provider read from the error body (Gemini's
-            ``RetryInfo.retryDelay``), which wins over the headers.
+        hint: The delay the provider read from the error body, which wins over the headers.
+        retryable: The provider's reading of the error body (``ProviderError.retryable``):
+            ``False`` never retries, ``True`` always does, ``None`` leaves it to the rest.
     """
-    if status == 429 and b"insufficient_quota" in body:
-        return None
+    if retryable is not None:
+        return _delay(headers, backoff, hint) if retryable else None
     flag = (headers.get("x-should-retry") or "").strip().lower()
     if flag == "false" or (flag != "true" and not _retryable_status(status)):
         return None
+    return _delay(headers, backoff, hint)
+
+
+def _delay(headers: Mapping[str, str], backoff: float, hint: float | None) -> float:
     hinted = hint if hint is not None else retry_after_seconds(headers)
     if hinted is None or hinted != hinted:  # absent, or a hostile "nan" that sleep() rejects
         return backoff

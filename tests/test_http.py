@@ -164,11 +164,17 @@ async def test_x_should_retry_true_retries_a_client_error(sleeps: list[float]) -
     assert len(server.requests) == 2
 
 
-async def test_insufficient_quota_is_not_retried(sleeps: list[float]) -> None:
+def final_error(status: int, body: bytes, headers: Mapping[str, str]) -> errors.ProviderError:
+    error = on_error(status, body, headers)
+    error.retryable = False  # what a provider says of an exhausted quota, say
+    return error
+
+
+async def test_an_error_its_provider_calls_final_is_not_retried(sleeps: list[float]) -> None:
     body = {"error": {"type": "insufficient_quota", "code": "insufficient_quota"}}
     server = Server(httpx.Response(429, json=body))
     with pytest.raises(errors.RateLimitError) as info:
-        await server.transport().request_json(make_call(), on_error)
+        await server.transport().request_json(make_call(), final_error)
     assert len(server.requests) == 1
     assert json.loads(info.value.body) == body
 
@@ -483,34 +489,37 @@ def test_negative_max_retries_is_a_config_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "headers", "body", "expected"),
+    ("status", "headers", "retryable", "expected"),
     [
-        (408, {}, b"", 1.5),
-        (409, {}, b"", 1.5),
-        (429, {}, b"", 1.5),
-        (500, {}, b"", 1.5),
-        (529, {}, b"", 1.5),
-        (400, {}, b"", None),
-        (404, {}, b"", None),
-        (429, {"retry-after": "2"}, b"", 2.0),
-        (429, {"retry-after-ms": "10", "retry-after": "2"}, b"", 0.01),
-        (503, {"retry-after": "3600"}, b"", 60.0),
-        (503, {"x-should-retry": "false"}, b"", None),
-        (400, {"x-should-retry": "true"}, b"", 1.5),
-        (429, {}, b'{"error":{"code":"insufficient_quota"}}', None),
-        (429, {"retry-after-ms": "nan"}, b"", 1.5),  # trio's sleep refuses NaN
-        (429, {"retry-after-ms": "-5"}, b"", 1.5),  # out of range: ignored, as the SDKs do
-        (429, {"retry-after-ms": "soon", "retry-after": "2"}, b"", 2.0),  # the other one speaks
-        (429, {"retry-after": "Wed, 21 Oct 2099 07:28:00"}, b"", 60.0),  # zone-less: UTC
-        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, b"", 0.0),  # a past date
-        (429, {"retry-after": "soon"}, b"", 1.5),
-        (503, {"x-should-retry": " FALSE "}, b"", None),
+        (408, {}, None, 1.5),
+        (409, {}, None, 1.5),
+        (429, {}, None, 1.5),
+        (500, {}, None, 1.5),
+        (529, {}, None, 1.5),
+        (400, {}, None, None),
+        (404, {}, None, None),
+        (429, {"retry-after": "2"}, None, 2.0),
+        (429, {"retry-after-ms": "10", "retry-after": "2"}, None, 0.01),
+        (503, {"retry-after": "3600"}, None, 60.0),
+        (503, {"x-should-retry": "false"}, None, None),
+        (400, {"x-should-retry": "true"}, None, 1.5),
+        (429, {}, False, None),  # the provider read its body: retrying cannot help
+        (429, {"x-should-retry": "true"}, False, None),  # the provider's verdict wins
+        (400, {"x-should-retry": "false", "retry-after": "3"}, True, 3.0),
+        (429, {"retry-after-ms": "nan"}, None, 1.5),  # trio's sleep refuses NaN
+        (429, {"retry-after-ms": "-5"}, None, 1.5),  # out of range: ignored, as the SDKs do
+        (429, {"retry-after-ms": "soon", "retry-after": "2"}, None, 2.0),  # the other speaks
+        (429, {"retry-after": "Wed, 21 Oct 2099 07:28:00"}, None, 60.0),  # zone-less: UTC
+        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, None, 0.0),  # a past date
+        (429, {"retry-after": "soon"}, None, 1.5),
+        (503, {"x-should-retry": " FALSE "}, None, None),
     ],
 )
 def test_retry_delay_rules(
-    status: int, headers: dict[str, str], body: bytes, expected: float | None
+    status: int, headers: dict[str, str], retryable: bool | None, expected: float | None
 ) -> None:
-    assert retry_delay(status, httpx.Headers(headers), body, backoff=1.5) == expected
+    delay = retry_delay(status, httpx.Headers(headers), backoff=1.5, retryable=retryable)
+    assert delay == expected
 
 
 @pytest.mark.anyio

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import Lang, errors
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 
@@ -108,7 +109,25 @@ def test_insufficient_quota_is_a_rate_limit_that_says_retrying_will_not_help() -
     assert (
         err.message == "You exceeded your current quota. (quota exhausted: retrying will not help)"
     )
-    assert err.retry_after is None
+    assert (err.retry_after, err.retryable) == (None, False)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("code", "requests"), [("insufficient_quota", 1), ("rate_limit", 2)])
+async def test_an_exhausted_quota_is_not_retried_but_a_rate_limit_is(
+    code: str, requests: int
+) -> None:
+    sent: list[httpx.Request] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(429, content=openai_error("Slow down.", code, code))
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    lang = Lang.openai(api_key="k", http_client=client, max_retries=1, retry_base_delay=0)
+    with pytest.raises(errors.RateLimitError):
+        await lang.ask("hi")
+    assert len(sent) == requests
 
 
 def test_openrouter_int_code_and_upstream_provider() -> None:

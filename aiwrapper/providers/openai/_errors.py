@@ -105,5 +105,5 @@ def error_from_response(
         headers=headers,
     )
     if quota:
-        err.retry_after = None
+        err.retry_after, err.retryable = None, False
     return err
