@@ -18,6 +18,8 @@ ANSWER = "fine"
 def _wire_of(path: str) -> str:
     if path.startswith("/v1/chat/completions"):
         return "openai"
+    if path.startswith("/v1/responses"):
+        return "openai-responses"
     if path.startswith("/v1/messages"):
         return "anthropic"
     if path.startswith("/api/chat"):
@@ -70,5 +72,8 @@ class LocalServer(ThreadingHTTPServer):
             "anthropic": lambda: Lang.anthropic(api_key="k", base_url=self.url),
             "gemini": lambda: Lang.gemini(api_key="k", base_url=self.url),
             "ollama": lambda: Lang.ollama(base_url=self.url),
+            "openai-responses": lambda: Lang.openai(
+                "o3", api="responses", api_key="k", base_url=f"{self.url}/v1"
+            ),
         }
         return makers[name]()

@@ -34,6 +34,9 @@ def replayed_arguments(name: str, body: dict[str, Any]) -> Any:
     if name == "anthropic":
         turn = next(m for m in body["messages"] if m["role"] == "assistant")
         return next(b for b in turn["content"] if b["type"] == "tool_use")["input"]
+    if name == "openai-responses":
+        call = next(i for i in body["input"] if i["type"] == "function_call")
+        return json.loads(call["arguments"])
     if name == "gemini":
         turn = next(c for c in body["contents"] if c["role"] == "model")
         return next(p for p in turn["parts"] if "functionCall" in p)["functionCall"]["args"]
@@ -43,7 +46,7 @@ def replayed_arguments(name: str, body: dict[str, Any]) -> Any:
 
 def call_with_raw_arguments(name: str, text: str) -> bytes:
     """A call whose arguments are exactly ``text`` on the wire (spliced for object wires)."""
-    if name in ("openai", "anthropic"):
+    if name in ("openai", "anthropic", "openai-responses"):
         return wires.CALL[name]("call_1", "get_weather", text)
     placeholder = {"__raw__": 1}
     body = wires.CALL[name]("call_1", "get_weather", placeholder)
@@ -55,7 +58,7 @@ BAD_OBJECTS = ['{"temp": NaN}', '{"temp": Infinity}', '{"temp": -Infinity, "city
 
 
 @pytest.mark.parametrize("text", BAD_TEXT)
-@pytest.mark.parametrize("name", ["openai", "anthropic"])
+@pytest.mark.parametrize("name", ["openai", "anthropic", "openai-responses"])
 async def test_arguments_that_are_not_a_json_object_are_replayed_as_an_empty_object(
     name: str, text: str
 ) -> None:

@@ -93,6 +93,35 @@ def ollama_stream() -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
+def responses_stream() -> bytes:
+    reasoning = {"type": "reasoning", "id": "rs_1", "encrypted_content": "ZW5j"}
+    summary = [{"type": "summary_text", "text": "Two cities."}]
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed"}
+    message["content"] = [{"type": "output_text", "text": "Checking.", "annotations": []}]
+    items: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
+        ({**reasoning, "summary": summary}, [{"summary_index": 0, "delta": "Two cities."}]),
+        (message, [{"content_index": 0, "delta": "Checking."}]),
+    ]
+    for i, fragments in enumerate(FRAGMENTS):
+        call = {"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}"}
+        call.update(name="get_weather", arguments="".join(fragments), status="completed")
+        items.append((call, [{"delta": f} for f in fragments]))
+    return wires.responses(items, {"input_tokens": 9, "output_tokens": 7})
+
+
+def _responses_whole() -> dict[str, Any]:
+    output = [
+        json.loads(line[len(b"data: ") :])["item"]
+        for line in responses_stream().split(b"\n")
+        if b'"response.output_item.done"' in line and line.startswith(b"data: ")
+    ]
+    return {
+        "status": "completed",
+        "output": output,
+        "usage": {"input_tokens": 9, "output_tokens": 7},
+    }
+
+
 def whole(name: str) -> dict[str, Any]:
     """The same turn as a whole (non-streamed) response body."""
     if name == "openai":
@@ -125,6 +154,8 @@ def whole(name: str) -> dict[str, Any]:
             "stop_reason": "tool_use",
             "usage": {"input_tokens": 9, "output_tokens": 7},
         }
+    if name == "openai-responses":
+        return _responses_whole()
     if name == "gemini":
         parts: list[dict[str, Any]] = [{"text": "Checking."}]
         parts += [{"functionCall": {"name": "get_weather", "args": {"city": c}}} for c in CITIES]
@@ -170,6 +201,17 @@ def whole_text(name: str, text: str) -> bytes:
             "done": True,
             "done_reason": "stop",
         },
+        "openai-responses": {
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_9",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+        },
     }
     return json.dumps(bodies[name]).encode()
 
@@ -179,6 +221,7 @@ STREAMS = {
     "anthropic": anthropic_stream,
     "gemini": gemini_stream,
     "ollama": ollama_stream,
+    "openai-responses": responses_stream,
 }
 
 
@@ -196,6 +239,8 @@ def answered_calls(name: str, body: dict[str, Any]) -> list[tuple[int, int]]:
             for i, turn in enumerate(contents)
             if turn["role"] == "model" and any("functionCall" in p for p in turn["parts"])
         ]
+    if name == "openai-responses":
+        return _responses_answered(body["input"])
     messages = body["messages"]
     pairs = []
     for i, message in enumerate(messages):
@@ -218,4 +263,18 @@ def answered_calls(name: str, body: dict[str, Any]) -> list[tuple[int, int]]:
                 given += 1
         if made:
             pairs.append((made, given))
+    return pairs
+
+
+def _responses_answered(items: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """Each run of ``function_call`` items, and the ``function_call_output`` items after it."""
+    pairs: list[tuple[int, int]] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            if not pairs or pairs[-1][1]:
+                pairs.append((0, 0))
+            pairs[-1] = (pairs[-1][0] + 1, 0)
+        elif kind == "function_call_output" and pairs:
+            pairs[-1] = (pairs[-1][0], pairs[-1][1] + 1)
     return pairs

@@ -11,7 +11,7 @@ import httpx
 
 from aiwrapper import Lang
 
-WIRES = ("openai", "anthropic", "gemini", "ollama")
+WIRES = ("openai", "anthropic", "gemini", "ollama", "openai-responses")
 CONTENT_TYPES = {"ollama": "application/x-ndjson"}
 
 
@@ -127,23 +127,59 @@ def ollama_call(call_id: Any, name: Any, arguments: Any) -> bytes:
     return ollama({"content": "", "tool_calls": [call]})
 
 
+def responses(items: list[tuple[dict[str, Any], list[dict[str, Any]]]], usage: Any = None) -> bytes:
+    """A Responses API stream: each output item is its finished form and its delta events
+    (given without ``type`` of their own: the item's kind says which)."""
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"model": "m"}}]
+    delta_types = {
+        "reasoning": "response.reasoning_summary_text.delta",
+        "message": "response.output_text.delta",
+        "function_call": "response.function_call_arguments.delta",
+    }
+    for index, (item, deltas) in enumerate(items):
+        where = {"output_index": index, "item_id": item["id"]}
+        added = {**item, "arguments": ""} if item["type"] == "function_call" else item
+        events.append({"type": "response.output_item.added", "output_index": index, "item": added})
+        events += [{"type": delta_types[item["type"]], **where, **d} for d in deltas]
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    done = {"status": "completed", "usage": usage or {"input_tokens": 3, "output_tokens": 2}}
+    events.append({"type": "response.completed", "response": done})
+    return sse(*events, names=[e["type"] for e in events])
+
+
+def responses_call(call_id: Any, name: Any, arguments: Any) -> bytes:
+    item = {"type": "function_call", "id": "fc_1", "call_id": call_id, "name": name}
+    return responses([({**item, "arguments": arguments}, [{"delta": arguments}])])
+
+
+def responses_text(text: Any) -> bytes:
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": content}
+    return responses([(item, [{"delta": text}])])
+
+
 TEXT = {
     "openai": openai_text,
     "anthropic": anthropic_text,
     "gemini": lambda text: gemini([{"text": text}]),
     "ollama": lambda text: ollama({"content": text}),
+    "openai-responses": responses_text,
 }
 CALL = {
     "openai": openai_call,
     "anthropic": anthropic_call,
     "gemini": gemini_call,
     "ollama": ollama_call,
+    "openai-responses": responses_call,
 }
 FACTORIES: dict[str, Callable[[httpx.AsyncClient], Lang]] = {
     "openai": lambda c: Lang.openai(api_key="k", http_client=c, max_retries=0),
     "anthropic": lambda c: Lang.anthropic(api_key="k", http_client=c, max_retries=0),
     "gemini": lambda c: Lang.gemini(api_key="k", http_client=c, max_retries=0),
     "ollama": lambda c: Lang.ollama(http_client=c, max_retries=0),
+    "openai-responses": lambda c: Lang.openai(
+        "o3", api="responses", api_key="k", http_client=c, max_retries=0
+    ),
 }
 
 

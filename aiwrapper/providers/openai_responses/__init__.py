@@ -2,8 +2,8 @@
 
 ``_encode`` builds the request body (the whole conversation each time, kept items replayed to
 the same provider and model), ``_decode`` turns SSE events and whole ``response`` bodies into
-neutral events, ``_errors`` reads the errors that arrive inside a 200 answer, and
-``_provider`` puts them together as a ``Provider``.
+neutral events (``_fields`` reads their keys, texts and usage), ``_errors`` reads the errors
+that arrive inside a 200 answer, and ``_provider`` puts them together as a ``Provider``.
 """
 
 from __future__ import annotations

@@ -28,19 +28,25 @@ from ...events import (
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    UsageEvent,
 )
 from ...messages import ProviderState
 from ._errors import error_event, failed_response
+from ._fields import (
+    Key,
+    event_key,
+    item_key,
+    output_index,
+    standard_json,
+    text_or_none,
+    usage_event,
+)
 
-__all__ = ["ResponsesStreamDecoder", "usage_event"]
+__all__ = ["ResponsesStreamDecoder"]
 
 _loads = jsonscan.loads
 _MALFORMED = (LookupError, TypeError, AttributeError, ValueError)
 _EMPTY: dict[str, Any] = {}
 _PART_BREAK = "\n\n"  # between two reasoning summary parts, as a blank line
-
-Key = str | int  # an output item's id, or its output_index when it has none
 
 
 class _Call:
@@ -52,20 +58,6 @@ class _Call:
         self.index = index
         self.streamed = False
         self.open = True
-
-
-def usage_event(usage: dict[str, Any]) -> UsageEvent:
-    """The terminal response's ``usage`` (output tokens include reasoning tokens)."""
-    details_in = usage.get("input_tokens_details") or _EMPTY
-    details_out = usage.get("output_tokens_details") or _EMPTY
-    return UsageEvent(
-        input_tokens=usage.get("input_tokens"),
-        output_tokens=usage.get("output_tokens"),
-        cached_input_tokens=details_in.get("cached_tokens"),
-        cache_write_tokens=details_in.get("cache_write_tokens"),
-        reasoning_tokens=details_out.get("reasoning_tokens"),
-        raw=usage,
-    )
 
 
 class ResponsesStreamDecoder:
@@ -119,7 +111,9 @@ class ResponsesStreamDecoder:
             kind = payload["type"]
             if kind == "response.output_text.delta":  # most events: one compare, no call
                 delta = payload.get("delta")
-                return [TextDelta(delta)] if delta else []
+                if delta.__class__ is str:
+                    return [TextDelta(delta)] if delta else []
+                return _text(payload)
             handler = self._handlers.get(kind)
             return handler(payload) if handler is not None else []
         except _MALFORMED as exc:
@@ -149,10 +143,10 @@ class ResponsesStreamDecoder:
         return self._thinking(payload, payload.get("content_index", 0))
 
     def _thinking(self, payload: dict[str, Any], part: int) -> list[Event]:
-        delta = payload.get("delta")
-        if not delta:  # compatible gateways send "delta": null
+        delta = text_or_none(payload.get("delta"))
+        if not delta:
             return []
-        where = (_key(payload), part)
+        where = (event_key(payload), part)
         if where != self._reasoning:  # a new summary part: a blank line before it
             first, self._reasoning = self._reasoning is None, where
             if not first:
@@ -164,15 +158,15 @@ class ResponsesStreamDecoder:
         return _text(payload)
 
     def _arguments(self, payload: dict[str, Any]) -> list[Event]:
-        call = self._calls.get(payload.get("item_id") or _index(payload))
-        delta = payload.get("delta")
+        call = self._calls.get(payload.get("item_id") or output_index(payload))
+        delta = text_or_none(payload.get("delta"))
         if call is None or not call.open or not delta:
             return []
         call.streamed = True
         return [ToolCallDelta(call.index, delta)]
 
     def _arguments_done(self, payload: dict[str, Any]) -> list[Event]:
-        call = self._calls.get(_key(payload))
+        call = self._calls.get(event_key(payload))
         return [] if call is None else self._end_call(call, payload.get("arguments"))
 
     # -- items ----------------------------------------------------------------------------
@@ -181,11 +175,11 @@ class ResponsesStreamDecoder:
         item = payload["item"]
         if item.get("type") != "function_call":
             return []
-        return self._start_call(_item_key(payload, item), item)
+        return self._start_call(item_key(payload, item), item)
 
     def _item_done(self, payload: dict[str, Any]) -> list[Event]:
         item = payload["item"]
-        key = _item_key(payload, item)
+        key = item_key(payload, item)
         self._items[key] = item
         if item.get("type") != "function_call":
             return []
@@ -199,8 +193,8 @@ class ResponsesStreamDecoder:
         if kind == "function_call":
             return self._start_call(key, item) + self._end_call(self._calls[key], None)
         if kind == "reasoning":
-            texts = [p.get("text") for p in [*item.get("summary", ()), *item.get("content", ())]]
-            thinking = _PART_BREAK.join(t for t in texts if t)
+            parts = [*(item.get("summary") or ()), *(item.get("content") or ())]
+            thinking = _PART_BREAK.join(t for p in parts if (t := text_or_none(p.get("text"))))
             return [ThinkingDelta(thinking, new_part=True)] if thinking else []
         if kind != "message":
             return []
@@ -208,7 +202,7 @@ class ResponsesStreamDecoder:
         for part in item.get("content") or ():
             if part.get("type") == "refusal":
                 self._refused = True
-            text = part.get("text") or part.get("refusal")
+            text = text_or_none(part.get("text") or part.get("refusal"))
             if text:
                 out.append(TextDelta(text))
         return out
@@ -218,7 +212,7 @@ class ResponsesStreamDecoder:
             return []
         call = self._calls[key] = _Call(len(self._calls))
         out: list[Event] = [ToolCallStart(call.index, item.get("call_id"), item.get("name") or "")]
-        arguments = item.get("arguments")
+        arguments = text_or_none(item.get("arguments"))
         if arguments:  # a server that sends the whole arguments with the item itself
             call.streamed = True
             out.append(ToolCallDelta(call.index, arguments))
@@ -229,6 +223,7 @@ class ResponsesStreamDecoder:
             return []  # .done, then the item's own done: the call ended once
         call.open = False
         out: list[Event] = []
+        arguments = text_or_none(arguments)
         if arguments and not call.streamed:  # no deltas came: the whole text is in .done
             out.append(ToolCallDelta(call.index, arguments))
         out.append(ToolCallEnd(call.index))
@@ -238,7 +233,7 @@ class ResponsesStreamDecoder:
 
     def _response_model(self, payload: dict[str, Any]) -> list[Event]:
         model = (payload.get("response") or _EMPTY).get("model")
-        if self._model is not None or not model:
+        if self._model is not None or not model or model.__class__ is not str:
             return []
         self._model = model
         return [ModelEvent(model)]
@@ -255,8 +250,8 @@ class ResponsesStreamDecoder:
         usage = response.get("usage")
         if usage:
             out.append(usage_event(usage))
-        if self._items:
-            items = list(self._items.values())
+        items = list(self._items.values())
+        if items and standard_json(items):  # replayed as they are: no NaN may ride along
             state = ProviderState(self._name, {"model": self._model, "items": items})
             out.append(OpaquePartEvent(state, kind="thinking"))
         out.append(self._finish(status, response.get("incomplete_details") or _EMPTY))
@@ -265,8 +260,10 @@ class ResponsesStreamDecoder:
     def _finish(self, status: str | None, incomplete: dict[str, Any]) -> FinishEvent:
         reason: FinishReason = "stop"
         raw = status
+        if status.__class__ is not str:
+            status = raw = None
         if status == "incomplete":
-            raw = incomplete.get("reason") or status
+            raw = text_or_none(incomplete.get("reason")) or status
             # max_output_tokens, or any reason not known: the output was cut off.
             reason = "content_filter" if raw == "content_filter" else "length"
         elif self._calls:
@@ -280,20 +277,5 @@ class ResponsesStreamDecoder:
 
 
 def _text(payload: dict[str, Any]) -> list[Event]:
-    delta = payload.get("delta")
+    delta = text_or_none(payload.get("delta"))
     return [TextDelta(delta)] if delta else []
-
-
-def _key(payload: dict[str, Any]) -> Key:
-    item_id: Key | None = payload.get("item_id")
-    return item_id if item_id else _index(payload)
-
-
-def _item_key(payload: dict[str, Any], item: dict[str, Any]) -> Key:
-    item_id: Key | None = item.get("id")
-    return item_id if item_id else _index(payload)
-
-
-def _index(payload: dict[str, Any]) -> int:
-    index: int = payload.get("output_index", 0)
-    return index
