@@ -24,7 +24,7 @@ from ...modelrules import rules_for, thinking_effort
 from ...options import LangOptions
 from ...output import OutputSpec, output_spec
 from ...tools import Tool
-from ..base import error_result_text, merge_extra_body, result_text
+from ..base import error_result_text, merge_extra_body, result_text, sampling_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OpenAIProfile
 
@@ -224,11 +224,9 @@ def _encode_tools(request: ProviderRequest, profile: OpenAIProfile, body: dict[s
 
 
 def _encode_sampling(options: LangOptions, body: dict[str, Any]) -> None:
-    # A model known to refuse temperature and top_p has lost them already, with a warning.
-    if options.temperature is not None:
-        body["temperature"] = options.temperature
-    if options.top_p is not None:
-        body["top_p"] = options.top_p
+    # A model known to refuse temperature and top_p has lost them already, with a warning;
+    # stop was refused before (request_body).
+    body.update(sampling_fields(options, max_tokens="max_output_tokens", top_p="top_p", stop=""))
     if options.max_tokens is not None:
         body["max_output_tokens"] = max(options.max_tokens, _MIN_OUTPUT_TOKENS)
     thinking = options.thinking
