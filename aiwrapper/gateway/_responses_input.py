@@ -82,10 +82,10 @@ def _function(item: Mapping[str, Any], where: str) -> dict[str, str]:
 
 
 def _reasoning(item: Mapping[str, Any]) -> list[LangMessage]:
-    texts = [_text(part) for key in ("summary", "content") for part in item.get(key) or ()]
+    summary = [_text(part) for part in item.get("summary") or ()]
     # The summary when there is one; else the raw reasoning text some servers send instead.
-    summary = [t for t in texts[: len(item.get("summary") or ())] if t]
-    text = "\n\n".join(summary or [t for t in texts if t])
+    texts = summary if any(summary) else [_text(part) for part in item.get("content") or ()]
+    text = "\n\n".join(t for t in texts if t)
     part = reasoning_part(text, item.get("encrypted_content"))
     return [LangMessage("assistant", [part])] if part is not None else []
 

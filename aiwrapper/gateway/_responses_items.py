@@ -157,7 +157,7 @@ def _status(result: LangResult | None) -> tuple[str, dict[str, str] | None]:
     """The response status, and why it is incomplete when it is."""
     if result is None:
         return "in_progress", None
-    if result.finish_reason == "length":
+    if result.truncated or result.finish_reason == "length":  # calls cut off included
         return "incomplete", {"reason": "max_output_tokens"}
     if result.finish_reason == "content_filter":
         return "incomplete", {"reason": "content_filter"}

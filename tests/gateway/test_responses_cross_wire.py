@@ -282,3 +282,21 @@ def test_gemini_thought_signatures_ride_in_the_call_ids_and_come_back(
         if "functionResponse" in p
     ]
     assert [r["id"] for r in responses] == ["fc_7a", "fc_7b"]
+
+
+@pytest.mark.parametrize("wire", BACKENDS)
+def test_an_answer_cut_at_the_token_limit_is_an_incomplete_response(
+    client: openai.OpenAI, upstreams: list[httpx.AsyncClient], wire: str
+) -> None:
+    cut = WIRES[wire].calls(CALLS[:1], True, "m")
+    _backend(wire, [cut, cut], upstreams)
+    ask: dict[str, Any] = {"model": wire, "tools": [TOOL], "input": QUESTION}
+    whole = client.responses.create(**ask, max_output_tokens=16)
+    events = list(client.responses.create(**ask, max_output_tokens=16, stream=True))
+    assert events[-1].type == "response.incomplete"
+    assert not any(e.type == "response.completed" for e in events)
+    for response in (whole, events[-1].response):
+        assert response.status == "incomplete"
+        assert response.incomplete_details is not None
+        assert response.incomplete_details.reason == "max_output_tokens"
+        assert [item.type for item in response.output] == ["function_call"]
