@@ -36,6 +36,7 @@ __all__ = [
 
 Reasoning = Union[ThinkingPart, OpaquePart]
 _OPAQUE = "opaque"  # the packed state was a block kept whole (redacted thinking), no text
+_NO_STATE = ProviderState("", {})  # thinking the backend attached nothing to
 
 
 def new_id(prefix: str) -> str:
@@ -73,8 +74,9 @@ def reasoning_item(item_id: str, part: Reasoning | None) -> dict[str, Any]:
     if isinstance(part, ThinkingPart):
         if part.text:
             item["summary"] = [{"type": "summary_text", "text": part.text}]
-        if part.state is not None:
-            item["encrypted_content"] = packed(part.state)
+        # Always set, as OpenAI sets it: a stateless client must not send back a reasoning
+        # item without it (OpenAI would look the id up), so without it the thinking is lost.
+        item["encrypted_content"] = packed(part.state or _NO_STATE)
     elif part is not None:
         item["encrypted_content"] = packed(part.state, k=_OPAQUE)
     return item
@@ -92,7 +94,7 @@ def reasoning_part(text: str, encrypted: Any) -> Reasoning | None:
     state = ProviderState(str(fields["p"]), dict(fields["d"]))
     if fields.get("k") == _OPAQUE:
         return OpaquePart(state, kind="thinking")
-    return ThinkingPart(text, state)
+    return ThinkingPart(text, state if state.provider else None)
 
 
 def call_item(item_id: str, call_id: str, part: ToolCallPart, *, done: bool) -> dict[str, Any]:

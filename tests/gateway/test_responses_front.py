@@ -70,7 +70,9 @@ def test_a_whole_answer_is_a_response_object_the_sdk_validates(client: openai.Op
     reasoning = response.output[0]
     assert reasoning.type == "reasoning"
     assert [s.text for s in reasoning.summary] == ["Easy."]
-    assert reasoning.encrypted_content is None  # nothing to carry: the backend signed nothing
+    # Set even when the backend signed nothing, as OpenAI sets it: stateless clients send
+    # back only reasoning items that have it.
+    assert reasoning.encrypted_content is not None
     assert response.usage is not None
     assert response.usage.output_tokens == 4
     assert response.store is False
