@@ -8,7 +8,8 @@ backend directly in the same run:
 - added latency: one small non-streamed request, sequential, median, through the gateway vs
   straight to the backend (raw httpx both ways);
 - CPU per streamed chunk: the gateway process's CPU time (from ``/proc``) per text delta it
-  relays, vs the CPU ``Lang.stream`` spends per delta consuming the same stream in process;
+  relays (to a Chat Completions client, then to a Responses API client), vs the CPU
+  ``Lang.stream`` spends per delta consuming the same stream in process;
 - 200 concurrent streams through one gateway process: wall time, and every stream complete
   (``[DONE]`` seen) and correct (the text is the backend's, in order).
 
@@ -37,6 +38,7 @@ from harness import ServerProcess  # noqa: E402
 from aiwrapper import Lang, TextDelta  # noqa: E402
 
 ASK = {"messages": [{"role": "user", "content": "Hi"}]}
+PATHS = {"chat": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
 def child(cpu_port: int, many_port: int) -> None:
@@ -88,7 +90,8 @@ async def latency(client: httpx.AsyncClient, gateway: str, backend: str, n: int)
 async def relay_cpu(
     client: httpx.AsyncClient, gateway: str, backend: str, pid: int, expected: str, n: int
 ) -> list[float]:
-    """Microseconds of CPU per delta: ``Lang.stream`` in process, then the gateway process."""
+    """Microseconds of CPU per delta: ``Lang.stream`` in process, then the gateway process
+    relaying to a Chat Completions client and to a Responses client."""
     lang = Lang.openai(base_url=backend + "/openai-text/v1", api_key="bench")
     began = time.process_time()
     for _ in range(n):
@@ -98,25 +101,37 @@ async def relay_cpu(
         assert "".join(text) == expected
     direct = time.process_time() - began
     await lang.aclose()
-    before = cpu_seconds(pid)
-    for _ in range(n):
-        assert await stream_text(client, gateway, "text") == expected
-    relayed = cpu_seconds(pid) - before
     deltas = n * len(expected.split(" ")[1:])
-    return [direct / deltas * 1e6, relayed / deltas * 1e6]
+    figures = [direct / deltas * 1e6]
+    for api in PATHS:
+        before = cpu_seconds(pid)
+        for _ in range(n):
+            assert await stream_text(client, gateway, "text", api) == expected
+        figures.append((cpu_seconds(pid) - before) / deltas * 1e6)
+    return figures
 
 
-async def stream_text(client: httpx.AsyncClient, gateway: str, route: str) -> str | None:
-    """The streamed answer's text, or None when the stream did not end with ``[DONE]``."""
-    body = {"model": route, "stream": True, **ASK}
+async def stream_text(
+    client: httpx.AsyncClient, gateway: str, route: str, api: str = "chat"
+) -> str | None:
+    """The streamed answer's text, or None when the stream did not end as the wire ends it
+    (``[DONE]`` on Chat Completions, ``response.completed`` on the Responses API)."""
+    ask = ASK if api == "chat" else {"input": "Hi"}
     text: list[str] = []
-    async with client.stream("POST", gateway + "/v1/chat/completions", json=body) as reply:
+    body = {"model": route, "stream": True, **ask}
+    async with client.stream("POST", gateway + PATHS[api], json=body) as reply:
         async for line in reply.aiter_lines():
             if line == "data: [DONE]":
                 return "".join(text)
-            if line.startswith("data: "):
-                choices = json.loads(line[6:])["choices"]
-                text += [c["delta"].get("content") or "" for c in choices]
+            if not line.startswith("data: "):
+                continue
+            data = json.loads(line[6:])
+            if api == "chat":
+                text += [c["delta"].get("content") or "" for c in data["choices"]]
+            elif data["type"] == "response.output_text.delta":
+                text.append(data["delta"])
+            elif data["type"] == "response.completed":
+                return "".join(text)
     return None
 
 
@@ -134,7 +149,7 @@ async def measure(gateway: str, backend: str, pid: int, quick: bool) -> int:
     async with httpx.AsyncClient(limits=limits, timeout=120) as client:
         direct_ms, through_ms = await latency(client, gateway, backend, 30 if quick else 300)
         text = wire.openai_text(deltas).expected
-        direct_us, relay_us = await relay_cpu(
+        direct_us, relay_us, responses_us = await relay_cpu(
             client, gateway, backend, pid, text, 2 if quick else 5
         )
         seconds, right = await concurrent(client, gateway, wire.openai_text(200).expected, streams)
@@ -142,6 +157,7 @@ async def measure(gateway: str, backend: str, pid: int, quick: bool) -> int:
     print(f"{'latency of a small request (ms, median)':44} {through_ms:10.2f} {direct_ms:10.2f}")
     print(f"{'added latency per request (ms)':44} {through_ms - direct_ms:10.2f}")
     print(f"{'CPU per streamed chunk (us)':44} {relay_us:10.1f} {direct_us:10.1f}")
+    print(f"{'CPU per streamed chunk, Responses client (us)':44} {responses_us:10.1f}")
     print(f"{streams} concurrent streams of 200 chunks: {seconds:.2f} s, ", end="")
     print(f"{right} complete and right")
     return 0 if right == streams else 1

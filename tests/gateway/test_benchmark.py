@@ -26,3 +26,4 @@ def test_the_quick_gateway_benchmark_relays_200_streams_correctly() -> None:
     assert "200 complete and right" in done.stdout
     assert "added latency per request (ms)" in done.stdout
     assert "CPU per streamed chunk (us)" in done.stdout
+    assert "CPU per streamed chunk, Responses client (us)" in done.stdout
