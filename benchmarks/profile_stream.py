@@ -1,8 +1,9 @@
 """Profile one aiwrapper stream benchmark with cProfile and print where the time goes.
 
-Usage: ``python benchmarks/profile_stream.py [openai|openai-tools|anthropic|gemini|ollama]
-[--send] [--top N]``. Starts the benchmark server, warms up, then profiles a few streamed
-``Lang.ask`` calls (``--send``: ``HttpModel.send`` with a no-op sink) and prints the top
+Usage: ``python benchmarks/profile_stream.py [openai|openai-tools|anthropic|anthropic-tools|
+gemini|ollama] [--send] [--watch on_result|on_event] [--top N]``. Starts the benchmark server,
+warms up, then profiles a few streamed ``Lang.ask`` calls (``--send``: ``HttpModel.send`` with a
+no-op sink; ``--watch``: with the watched benchmark's callback set) and prints the top
 functions by own time and by cumulative time.
 """
 
@@ -19,20 +20,24 @@ sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiw
 
 import httpx  # noqa: E402
 import subjects  # noqa: E402
+import watched  # noqa: E402
 from harness import ServerProcess  # noqa: E402
 
 _SCENARIOS = {
     "openai": ("openai", "openai-text"),
     "openai-tools": ("openai", "openai-tools"),
     "anthropic": ("anthropic", "anthropic"),
+    "anthropic-tools": ("anthropic", "anthropic-tools"),
     "gemini": ("gemini", "gemini"),
     "ollama": ("ollama", "ollama"),
 }
 
 
-async def _profile(root: str, wire_name: str, *, send: bool, runs: int) -> cProfile.Profile:
-    tools = wire_name == "openai" and root.endswith("tools")
-    functions = subjects.STREAM_TOOLS if tools else None
+async def _profile(
+    root: str, wire_name: str, *, send: bool, watch: str | None, runs: int
+) -> cProfile.Profile:
+    functions = subjects.STREAM_TOOLS if root.endswith("tools") else None
+    watching = {watch: getattr(watched.Watcher(), watch)} if watch else {}
     async with httpx.AsyncClient() as client:
         lang = subjects.lang_for(wire_name, root, client)
 
@@ -40,7 +45,7 @@ async def _profile(root: str, wire_name: str, *, send: bool, runs: int) -> cProf
             if send:
                 await subjects.model_send(lang, functions)
             else:
-                await lang.ask("go", functions=functions, auto_execute=False)
+                await lang.ask("go", functions=functions, auto_execute=False, **watching)
 
         await once()
         profiler = cProfile.Profile()
@@ -55,12 +60,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", nargs="?", default="openai", choices=sorted(_SCENARIOS))
     parser.add_argument("--send", action="store_true", help="HttpModel.send, not Lang.ask")
+    parser.add_argument("--watch", choices=("on_result", "on_event"), help="callback to set")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     wire_name, scenario = _SCENARIOS[args.scenario]
     with ServerProcess(deltas=20_000, calls=8, fragments=250) as server:
-        run = _profile(server.url(scenario), wire_name, send=args.send, runs=args.runs)
+        root = server.url(scenario)
+        run = _profile(root, wire_name, send=args.send, watch=args.watch, runs=args.runs)
         profiler = asyncio.run(run)
     stats = pstats.Stats(profiler).strip_dirs()
     stats.sort_stats("tottime").print_stats(args.top)
