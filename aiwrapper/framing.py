@@ -13,6 +13,8 @@ only when a CR is actually present.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from .errors import StreamError
 
 __all__ = ["NDJSONDecoder", "SSEDecoder", "SSEEvent"]
@@ -147,11 +149,10 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
     newlines = text.count("\n")
     if newlines == 0 and text[:6] == "data: ":
         return [(None, text[6:])]  # one event, one data line
-    if newlines == 1 and text[:7] == "event: ":
-        # One event in Anthropic's shape: ``event: name`` then one ``data: ...`` line.
-        head, _, rest = text.partition("\n")
-        if rest[:6] == "data: ":
-            return [(head[7:] or None, rest[6:])]
+    if newlines % 3 == 1 and text[:7] == "event: ":
+        named = _named_events(text)
+        if named is not None:
+            return named
     # Several one-line ``data: ...`` events (OpenAI, Gemini): then every LF belongs to a
     # "\n\ndata: " separator, which the count proves.
     payloads = text.split("\n\ndata: ")
@@ -172,6 +173,23 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
         if event is not None:
             events.append(event)
     return events
+
+
+def _named_events(text: str) -> list[SSEEvent] | None:
+    """Events all in Anthropic's shape, ``event: name`` then one ``data: ...`` line; else None.
+
+    The lines then go name, data, blank, name, data, ... : checked with whole-list string
+    operations, which cost a fraction of reading each event's lines on its own.
+    """
+    lines = text.split("\n")
+    names, payloads, blanks = lines[0::3], lines[1::3], lines[2::3]
+    if (
+        any(blanks)
+        or not all(map(str.startswith, names, repeat("event: ")))
+        or not all(map(str.startswith, payloads, repeat("data: ")))
+    ):
+        return None
+    return [(name[7:] or None, data[6:]) for name, data in zip(names, payloads, strict=True)]
 
 
 def _parse_block(block: str) -> SSEEvent | None:

@@ -69,6 +69,29 @@ def test_sse_one_byte_at_a_time() -> None:
     assert sse_decode([SSE_STREAM[i : i + 1] for i in range(len(SSE_STREAM))]) == SSE_EVENTS
 
 
+# Blocks that look like Anthropic's ``event: name`` + one ``data: ...`` line and are not,
+# each with the events it alone gives.
+NEAR_NAMED_BLOCKS = [
+    (b"event: a\ndata: 1", [("a", "1")]),
+    (b"event: \ndata: 2", [(None, "2")]),  # an empty name is the default
+    (b"data: 3\nevent: b", [("b", "3")]),  # fields in the other order
+    (b"event: c\ndata:4", [("c", "4")]),  # no space after the colon
+    (b"eventx: d\ndata: 5", [(None, "5")]),  # an unknown field, not a name
+    (b"event: e\ndatum: 6", []),  # no data line: no event
+    (b"event: f\ndata: 7\ndata: 8", [("f", "7\n8")]),  # two data lines
+    (b": note\ndata: 9", [(None, "9")]),
+    (b"event: g\ndata: 10\nid: 1\nevent: h\ndata: 11", [("h", "10\n11")]),  # one event
+]
+
+
+@pytest.mark.parametrize("odd", range(len(NEAR_NAMED_BLOCKS)))
+def test_sse_named_events_in_one_chunk_read_as_each_alone(odd: int) -> None:
+    named = [(b"event: n%d\ndata: {%d}" % (i, i), [(f"n{i}", f"{{{i}}}")]) for i in range(3)]
+    for blocks in (named, [*named[:2], NEAR_NAMED_BLOCKS[odd], *named[2:]]):
+        body = b"\n\n".join(block for block, _ in blocks) + b"\n\n"
+        assert sse_decode([body]) == [event for _, events in blocks for event in events]
+
+
 @pytest.mark.parametrize("newline", [b"\n", b"\r", b"\r\n"])
 def test_sse_every_line_end_style_gives_the_same_events(newline: bytes) -> None:
     body = b"event: a\ndata: 1\ndata: 2\n\n: keep-alive\n\ndata: 3\n\n".replace(b"\n", newline)
