@@ -67,7 +67,8 @@ class Assembler:
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
     model: str | None = None  # the model the provider says answered
     _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
-    _parsers: dict[int, PartialJSON] = field(default_factory=dict)  # open calls (live mode)
+    # Open calls (live mode): each call with the parser of its arguments.
+    _parsers: dict[int, tuple[FunctionCall, PartialJSON]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
     # Event type -> the method folding it (what ``add`` calls), for loops that inline ``add``.
@@ -237,7 +238,7 @@ class Assembler:
         self.calls[event.index] = part
         self._fragments[event.index] = []
         if self.live:
-            self._parsers[event.index] = PartialJSON()
+            self._parsers[event.index] = (call, PartialJSON())
         self.message.parts.append(part)
 
     def _id_taken(self, call_id: str) -> bool:
@@ -257,23 +258,23 @@ class Assembler:
         return [i for i, text in texts if _is_whole_object(text)]
 
     def _extend_call(self, event: ToolCallDelta) -> None:
-        fragments = self._fragments.get(event.index)
-        if fragments is None and event.index in self.calls and not event.arguments.strip():
-            return  # white space after a call ended as whole: nothing to add
+        index, fragment = event.index, event.arguments
+        fragments = self._fragments.get(index)
         if fragments is None:
-            state = "already ended" if event.index in self.calls else "never started"
-            raise StreamError(f"{self.provider}: arguments for call #{event.index}, which {state}")
+            if index in self.calls and not fragment.strip():
+                return  # white space after a call ended as whole: nothing to add
+            state = "already ended" if index in self.calls else "never started"
+            raise StreamError(f"{self.provider}: arguments for call #{index}, which {state}")
         if not self.live:
-            fragments.append(event.arguments)
+            fragments.append(fragment)
             return
-        call = self.calls[event.index].call
+        call, parser = self._parsers[index]
         raw, call.raw_arguments = call.raw_arguments, ""
-        raw += event.arguments  # extended in place when only this call held it (see _settle)
+        raw += fragment  # extended in place when only this call held it (see _settle)
         call.raw_arguments = raw
-        parser = self._parsers[event.index]
-        parser.feed(event.arguments)
+        parser.feed(fragment)
         partial = parser.value
-        if isinstance(partial, dict):
+        if partial.__class__ is dict:
             call.arguments = partial
 
     def _end_call(self, index: int, arguments: dict[str, Any] | None) -> None:

@@ -5,8 +5,8 @@
 hold so far, a half-written escape (``\\u00``, or a high surrogate still waiting for its low
 half) is left out until it is complete, a number shows its digits so far (``12.`` reads 12, a
 lone ``-`` nothing), and a key without a value or a half-written literal is left out. Feeding
-is O(fragment) and reading is O(1) amortized: containers are built in place as the text
-arrives, and a growing string is extended in place, never rebuilt from the whole text. The
+is O(fragment) and leaves ``value`` up to date, so reading it is O(1): containers are built in
+place as the text arrives, and a growing string is extended in place, never rebuilt. The
 parser keeps an explicit stack, so no nesting depth can exhaust Python's recursion limit.
 Text that stops being JSON keeps the value read up to that point. Final arguments are parsed
 strictly elsewhere; this is only for display.
@@ -71,7 +71,7 @@ class PartialJSON:
         # ``_top`` and 0; None until it shows (a lone ``-`` or ``tr`` never does).
         self._slot: Any = None
         self._slot_key: Any = 0
-        self._pieces: list[str] = []  # decoded text of the open string not yet in its slot
+        self._pieces: list[str] = []  # decoded text of the open key
         self._text = ""  # the open number or literal as far as it was read
         self._escape = ""  # an escape of the open string still incomplete: "\\", "\\u00"...
         self._high = ""  # a high surrogate waiting for its low half
@@ -79,15 +79,7 @@ class PartialJSON:
     @property
     def value(self) -> Any:
         """The value so far; ``None`` before any of it can be told."""
-        token = self._token
-        if token == _STRING:
-            if self._pieces:
-                self._settle_string()
-        elif token == _NUMBER:
-            number = _number_so_far(self._text)
-            if number is not _NOTHING:
-                self._place(number)
-        root = self._top[0]
+        root = self._top[0]  # kept up to date by ``feed``
         return None if root is _NOTHING else root
 
     def feed(self, text: str) -> None:
@@ -106,6 +98,8 @@ class PartialJSON:
                 if i < end:
                     self._structural(text[i])
                     i += 1
+        if self._token == _NUMBER and not self._failed:  # cut off by the fragment's end
+            self._show_number()
 
     def _structural(self, char: str) -> None:
         expect = self._expect
@@ -153,6 +147,7 @@ class PartialJSON:
         """Show the value being read in its slot, taking the slot on first showing."""
         slot = self._slot
         if slot is None:
+            key: Any
             containers = self._containers
             if not containers:
                 slot, key = self._top, 0
@@ -184,9 +179,7 @@ class PartialJSON:
             stop = _STRING_STOP.search(text, i) if '"' in text or "\\" in text else None
             j = end if stop is None else stop.start()
             if j > i:
-                if self._high:
-                    self._add_piece("")
-                self._pieces.append(text[i:j])  # the whole fragment itself when it all fits
+                self._add_piece(text[i:j])  # the whole fragment itself when it all fits
             if j == end:
                 return end
             if text[j] == '"':
@@ -223,7 +216,7 @@ class PartialJSON:
         if 0xDC00 <= code <= 0xDFFF and self._high:  # the low half completes the pair
             pair = (ord(self._high) - 0xD800) * 0x400 + (code - 0xDC00) + 0x10000
             self._high = ""
-            self._pieces.append(chr(pair))
+            self._add_piece(chr(pair))
         elif 0xD800 <= code <= 0xDBFF:
             self._add_piece("")  # a high surrogate already waiting stays alone, as json does
             self._high = chr(code)
@@ -231,11 +224,22 @@ class PartialJSON:
             self._add_piece(chr(code))
 
     def _add_piece(self, piece: str) -> None:
+        """Add decoded text to the open key, or to the open string where it is shown."""
         if self._high:  # not followed by its low half: kept alone, as json.loads does
-            self._pieces.append(self._high)
-            self._high = ""
-        if piece:
+            piece, self._high = self._high + piece, ""
+        if not piece:
+            return
+        if self._token == _NAME:
             self._pieces.append(piece)
+            return
+        slot, key = self._slot, self._slot_key
+        text = slot[key]
+        # Dropped from its slot first: when ``text`` is then held only here, the interpreter
+        # extends it in place, so a string growing by a fragment at a time costs O(fragment)
+        # each time instead of a copy of all of it.
+        slot[key] = None
+        text += piece
+        slot[key] = text
 
     def _end_string(self) -> None:
         self._add_piece("")
@@ -243,21 +247,7 @@ class PartialJSON:
             self._key = "".join(self._pieces)
             self._token, self._expect = _NONE, _COLON
             return
-        if self._pieces:
-            self._settle_string()
         self._value_done()
-
-    def _settle_string(self) -> None:
-        """Move the decoded pieces of the open string into the string shown in its slot."""
-        slot, key, pieces = self._slot, self._slot_key, self._pieces
-        text = slot[key]
-        # Dropped from its slot first: when ``text`` is then held only here, the interpreter
-        # extends it in place, so a string read after every fragment costs O(fragment)
-        # instead of a copy of all of it.
-        slot[key] = None
-        text += pieces[0] if len(pieces) == 1 else "".join(pieces)
-        pieces.clear()
-        slot[key] = text
 
     def _read_number(self, text: str, i: int) -> int:
         j = _NUMBER_CHARS.match(text, i).end()  # type: ignore[union-attr]
@@ -270,6 +260,12 @@ class PartialJSON:
             self._text = ""
             self._value_done()
         return j
+
+    def _show_number(self) -> None:
+        """Show the open number as far as it was read (a lone ``-`` shows nothing yet)."""
+        number = _number_so_far(self._text)
+        if number is not _NOTHING:
+            self._place(number)
 
     def _read_literal(self, text: str, i: int) -> int:
         word = self._text
