@@ -117,6 +117,9 @@ class LoopThread:
             # Ctrl-C may land anywhere from here on, even before ``result()`` is reached
             # (the run can start and be interrupted first): the same handler covers it all.
             self._start(job)
+            done: queue.SimpleQueue[object] = queue.SimpleQueue()  # see ``iterate``
+            job.outcome.add_done_callback(done.put)
+            done.get()
             return job.outcome.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
             job.cancel_and_wait()
@@ -130,7 +133,10 @@ class LoopThread:
         Leaving early (``break``, closing the iterator, Ctrl-C) cancels what still runs
         there and waits for it to unwind; an error that ends ``source`` is raised here.
         """
-        items: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        # Waited on in C: Ctrl-C interrupts ``SimpleQueue.get`` cleanly, where it could land
+        # inside ``Queue.get``'s (or ``Future.result``'s) lock juggling and turn into a
+        # ``RuntimeError: release unlocked lock`` that no ``except KeyboardInterrupt`` sees.
+        items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
         async def pump() -> None:
             async with source as iterator:
