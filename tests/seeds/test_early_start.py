@@ -36,7 +36,8 @@ from aiwrapper.events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from .wires import WIRES, Body, Wire
 
 pytestmark = pytest.mark.anyio
-EARLY = ["anthropic", "gemini", "ollama"]  # wires that say when each call is complete
+# Wires that say when each call is complete.
+EARLY = ["anthropic", "gemini", "ollama", "openai-responses"]
 CALLS = [
     ("call_1", "get_weather", '{"city": "Oslo"}'),
     ("call_2", "get_weather", '{"city": "Rome"}'),

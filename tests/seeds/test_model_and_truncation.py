@@ -28,6 +28,7 @@ def get_weather(city: str) -> str:
         ("anthropic", "anthropic/text.sse", "claude-sonnet-4-5-20250929"),
         ("gemini", "gemini/text.sse", "gemini-2.5-flash"),
         ("ollama", "ollama/text.ndjson", "qwen3"),
+        ("openai-responses", "openai_responses/text.sse", "o3-2025-04-16"),
     ],
 )
 async def test_result_model_is_the_model_the_recorded_answer_names(

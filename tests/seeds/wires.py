@@ -258,6 +258,85 @@ def _ollama_text(text: str, model: str) -> bytes:
     return _ollama_lines(first, _ollama_done(model, "stop"))
 
 
+# --- OpenAI Responses API ------------------------------------------------------------------
+
+
+def _responses_start(model: str) -> bytes:
+    return _named_sse({"type": "response.created", "response": {"id": "resp_1", "model": model}})
+
+
+def _responses_call(index: int, call: Call) -> bytes:
+    call_id, name, arguments = call
+    item = {"type": "function_call", "id": f"fc_{index}", "call_id": call_id, "name": name}
+    where = {"output_index": index, "item_id": item["id"]}
+    return _named_sse(
+        {
+            "type": "response.output_item.added",
+            "output_index": index,
+            "item": {**item, "arguments": ""},
+        },
+        {"type": "response.function_call_arguments.delta", **where, "delta": arguments},
+        {"type": "response.function_call_arguments.done", **where, "arguments": arguments},
+        {
+            "type": "response.output_item.done",
+            "output_index": index,
+            "item": {**item, "arguments": arguments},
+        },
+    )
+
+
+def _responses_end(model: str, cut: bool = False) -> bytes:
+    status = "incomplete" if cut else "completed"
+    response: Body = {"id": "resp_1", "model": model, "status": status}
+    response["usage"] = {"input_tokens": 5, "output_tokens": 4}
+    if cut:
+        response["incomplete_details"] = {"reason": "max_output_tokens"}
+    return _named_sse({"type": f"response.{status}", "response": response})
+
+
+def _responses_pieces(calls: Sequence[Call], model: str) -> list[bytes]:
+    pieces = [_responses_call(i, call) for i, call in enumerate(calls)]
+    if pieces:
+        pieces[0] = _responses_start(model) + pieces[0]
+    return (
+        [*pieces, _responses_end(model)]
+        if pieces
+        else [_responses_start(model) + _responses_end(model)]
+    )
+
+
+def _responses_calls(calls: Sequence[Call], cut: bool, model: str) -> bytes:
+    body = b"".join(_responses_call(i, call) for i, call in enumerate(calls))
+    return _responses_start(model) + body + _responses_end(model, cut)
+
+
+def _responses_text(text: str, model: str) -> bytes:
+    where = {"output_index": 0, "item_id": "msg_1", "content_index": 0}
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed"}
+    return (
+        _responses_start(model)
+        + _named_sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "content": []},
+            },
+            {"type": "response.output_text.delta", **where, "delta": text},
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": {**item, "content": content},
+            },
+        )
+        + _responses_end(model)
+    )
+
+
+def _responses_results(body: Body) -> list[str]:
+    return [i["output"] for i in body["input"] if i["type"] == "function_call_output"]
+
+
 WIRES = {
     "openai": Wire(
         "openai",
@@ -303,6 +382,17 @@ WIRES = {
         _ollama_text,
         _openai_results,
         lambda body: "tools" not in body,  # the native API's only way to forbid calls
+        lambda body: list(body.get("tools", ())),
+    ),
+    "openai-responses": Wire(
+        "openai-responses",
+        lambda c: Lang.openai("gpt-4.1", api="responses", api_key="k", http_client=c),
+        "text/event-stream",
+        _responses_calls,
+        _responses_pieces,
+        _responses_text,
+        _responses_results,
+        lambda body: body.get("tool_choice") == "none",
         lambda body: list(body.get("tools", ())),
     ),
 }
