@@ -300,3 +300,62 @@ def test_an_answer_cut_at_the_token_limit_is_an_incomplete_response(
         assert response.incomplete_details is not None
         assert response.incomplete_details.reason == "max_output_tokens"
         assert [item.type for item in response.output] == ["function_call"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_openai_responses_backend_gets_its_own_items_back_verbatim(
+    client: openai.OpenAI, upstreams: list[httpx.AsyncClient], stream: bool
+) -> None:
+    sent: list[Body] = []
+    answers = [_fixture("openai_responses/reasoning_calls.sse")]
+    answers.append(_fixture("openai_responses/text.sse"))
+    upstream = wires.recording_client(WIRES["openai"], answers, sent)
+    upstreams.append(upstream)
+    GATEWAY.routes["o3"] = Lang.openai("o3", api_key="k", api="responses", http_client=upstream)
+    first = _answer(client, stream, model="o3", tools=[TOOL], input=QUESTION)
+    calls = [item for item in first.output if item.type == "function_call"]
+    assert [c.call_id for c in calls] == ["call_Oslo7Qm2", "call_Rome9Xv4"]
+    echoed = [item.model_dump(exclude_none=True) for item in first.output]
+    outputs = [
+        {"type": "function_call_output", "call_id": c.call_id, "output": "4°"} for c in calls
+    ]
+    second = _answer(client, stream, model="o3", tools=[TOOL], input=[*QUESTION, *echoed, *outputs])
+    assert second.output_text == "Oslo is 4 °C and Rome 19 °C."
+    kept = json.loads(_fixture("openai_responses/reasoning_calls.json"))["output"]
+    replayed = sent[1]["input"][1:]
+    # The backend's own turn, as it sent it (reasoning with its encrypted content first), then
+    # one output per call_id.
+    assert [i["type"] for i in replayed] == [i["type"] for i in kept] + [
+        "function_call_output",
+        "function_call_output",
+    ]
+    assert replayed[0]["encrypted_content"] == kept[0]["encrypted_content"]
+    assert [i.get("id") for i in replayed[: len(kept)]] == [i["id"] for i in kept]
+    assert [i["call_id"] for i in replayed[len(kept) :]] == ["call_Oslo7Qm2", "call_Rome9Xv4"]
+
+
+@pytest.mark.parametrize(
+    ("wire", "fixture", "text"),
+    [
+        ("anthropic", "anthropic/error_overloaded.sse", "Sure, "),
+        ("gemini", "gemini/error_in_stream.sse", "Partial"),
+    ],
+)
+def test_an_error_mid_stream_breaks_the_clients_stream(
+    client: openai.OpenAI, upstreams: list[httpx.AsyncClient], wire: str, fixture: str, text: str
+) -> None:
+    upstream = wires.recording_client(WIRES[wire], [_fixture(fixture)], [])
+    upstreams.append(upstream)
+    make = Lang.anthropic if wire == "anthropic" else Lang.gemini
+    GATEWAY.routes[wire] = make(api_key="k", model="m", http_client=upstream, max_retries=0)
+    events: list[Any] = []
+    with pytest.raises(openai.APIError) as caught:
+        events.extend(client.responses.create(model=wire, input="Hi", stream=True))
+    deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
+    assert "".join(deltas) == text
+    assert caught.value.body == {
+        "message": "the backend is overloaded",
+        "type": "server_error",
+        "param": None,
+        "code": None,
+    }
