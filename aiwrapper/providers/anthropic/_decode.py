@@ -4,7 +4,8 @@ The decoder keys blocks by ``index``, turns text, thinking and ``input_json_delt
 into neutral events, assigns signatures to the part they belong to, keeps blocks it does not
 interpret whole as opaque parts (rebuilt, never raising, by ``_blocks``), reads
 cumulative usage from ``message_delta`` and raises the mapped error class for an ``error`` event
-inside a 200 stream. ``anthropic.py`` owns the request side and HTTP error bodies.
+inside a 200 stream. ``_provider.py`` and ``_encode.py`` own the request side, ``_errors.py``
+the HTTP error bodies.
 """
 
 from __future__ import annotations

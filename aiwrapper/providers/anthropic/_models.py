@@ -11,7 +11,8 @@ Sonnet 4.6, e.g. BerriAI/litellm#15097, cloud-apim/otoroshi-llm-extension#140, a
 release notes). Those facts are rows of the shared model rules (``aiwrapper.modelrules``);
 this module turns them into a ``ModelFamily`` and owns the request fields that depend on it
 and on thinking (thinking, sampling, ``tool_choice``), and the check that a tool loop may go on
-with thinking on; the rest of the request, and all decoding, is ``anthropic.py``'s.
+with thinking on; the rest of the request is ``_provider.py``'s and ``_encode.py``'s, and
+all decoding ``_decode.py``'s.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Owns the encoding: ``user``/``model`` roles on every content, model
 turns replayed part by part with every ``thoughtSignature`` on the part it came with, the
 placeholder signature for function calls Gemini never signed, ids echoed only when Gemini
 issued them, and every tool result of a turn grouped into the one ``user`` content that follows
-the call turn. The rest of the body (tools, configs) is built in ``gemini.py``.
+the call turn. The rest of the body (tools, configs) is built in ``_provider.py``.
 """
 
 from __future__ import annotations

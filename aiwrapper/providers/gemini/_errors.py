@@ -15,10 +15,10 @@ from typing import Any
 
 from ... import errors
 from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from ._encode import PROVIDER
 
 __all__ = ["error_class", "error_from_response", "error_in_stream", "retry_delay"]
 
-_PROVIDER = "gemini"
 
 _STATUS_CLASSES: dict[str, type[errors.ProviderError]] = {
     "INVALID_ARGUMENT": errors.BadRequestError,
@@ -92,7 +92,7 @@ def error_from_response(
     if not isinstance(message, str) or not message:
         text = parsed.strip() if isinstance(parsed, str) else ""
         message = text[:500] or f"HTTP {status} without an error message"
-    exc = make_error(cls, message, provider=_PROVIDER, status=status, body=parsed, headers=headers)
+    exc = make_error(cls, message, provider=PROVIDER, status=status, body=parsed, headers=headers)
     delay = retry_delay(error)
     if delay is not None:
         exc.retry_after = delay  # RetryInfo is Google's own, more precise than any header
@@ -112,7 +112,7 @@ def error_in_stream(payload: Mapping[str, Any]) -> errors.AIWrapperError:
     return in_stream_error(
         error_class(error),
         message,
-        provider=_PROVIDER,
+        provider=PROVIDER,
         body=dict(payload),
         unknown=f"{message} ({dict(error)!r})",
         status=code if isinstance(code, int) else None,

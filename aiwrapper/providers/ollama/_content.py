@@ -3,7 +3,7 @@
 Some models write what the server should have parsed into the answer text: reasoning between
 ``<think>`` and ``</think>`` (DeepSeek-R1 on servers without its parser), or tool calls as JSON
 (``{"name": ..., "arguments": {...}}``, in code fences or Qwen/Hermes ``<tool_call>`` tags).
-This module recognizes both, incrementally where the stream needs it; ``ollama.py`` decides
+This module recognizes both, incrementally where the stream needs it; ``_decode.py`` decides
 when to apply them and turns the results into events. It also keeps the message fields the SDK
 does not read (``UnreadFields``), so they go back to Ollama with the turn and nowhere else.
 """
