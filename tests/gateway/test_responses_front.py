@@ -382,3 +382,18 @@ def test_a_failed_stream_ends_with_an_error_event_and_response_failed(base_url: 
     assert failed["response"]["error"]["code"] == "server_error"
     assert failed["response"]["output"][0]["type"] == "message"
     assert not any(name == "response.completed" for name, _ in events)
+
+
+def test_with_keys_the_sdk_needs_one_of_them() -> None:
+    keyed = Gateway({"scripted": Lang.scripted(["Hello"])}, api_keys=["gw-1"])
+    with served(keyed) as url:
+        sdk = {
+            key: openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
+            for key in ("gw-1", "gw-2")
+        }
+        with sdk["gw-1"] as right, sdk["gw-2"] as wrong:
+            with pytest.raises(openai.AuthenticationError) as caught:
+                wrong.responses.create(model="scripted", input="Hi")
+            answer = right.responses.create(model="scripted", input="Hi")
+    assert caught.value.type == "authentication_error"
+    assert answer.output_text == "Hello"

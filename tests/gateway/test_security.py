@@ -131,6 +131,8 @@ async def test_the_upstream_key_is_in_no_response_and_no_log_line(
     [
         ("/v1/chat/completions", b"not json", 400),
         ("/v1/chat/completions", b"[1, 2]", 400),
+        ("/v1/responses", b"not json", 400),
+        ("/v1/responses", b'{"input": "Hi"}', 400),
         ("/v1/nothing", b"{}", 404),
     ],
 )
