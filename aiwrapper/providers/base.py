@@ -42,6 +42,7 @@ __all__ = [
     "make_error",
     "merge_extra_body",
     "parse_json_body",
+    "refuse_unenforceable",
     "result_text",
     "retry_after_seconds",
     "sampling_fields",
@@ -225,3 +226,37 @@ def api_key(given: str | None, env_vars: Sequence[str], *, required: bool = True
             f"no API key: pass api_key=... or set the environment variable {names}"
         )
     return None
+
+
+def refuse_unenforceable(
+    wire: str,
+    choice: ToolChoice | None,
+    options: LangOptions,
+    *,
+    forces_calls: bool = True,
+    forbids_parallel_calls: bool = True,
+) -> None:
+    """The one check of the tool options a wire cannot enforce, for a request sending tools.
+
+    ``forces_calls`` says whether the wire can force a call (``function_call`` ``"required"``
+    or a name), ``forbids_parallel_calls`` whether it can honour ``parallel_tool_calls=False``.
+    Dropping either silently would lose what the user asked for, so it is refused instead;
+    ``function_call="none"`` forbids every call, which leaves nothing to enforce.
+
+    Raises:
+        ConfigError: the option the wire cannot enforce, with what to do instead.
+    """
+    if choice is not None and choice.mode == "none":
+        return
+    if not forces_calls and choice is not None and choice.mode in ("required", "named"):
+        raise errors.ConfigError(
+            f"{wire} ignores tool_choice and cannot force a tool call, so function_call="
+            f"{options.function_call!r} cannot be enforced; use 'auto' and ask for the call in "
+            "the prompt, or pass only that function"
+        )
+    if not forbids_parallel_calls and options.parallel_tool_calls is False:
+        raise errors.ConfigError(
+            f"{wire} cannot stop a model from making several calls per turn "
+            "(parallel_tool_calls=False); leave parallel_tool_calls unset, or use parallel=False "
+            "to run the calls one at a time"
+        )

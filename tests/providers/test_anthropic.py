@@ -162,22 +162,6 @@ def test_no_tool_choice_without_tools(options: dict[str, Any]) -> None:
     assert ("tools" in body, "tool_choice" in body) == (False, False)
 
 
-@pytest.mark.parametrize(
-    ("tools", "function_call", "message"),
-    [
-        (False, "required", "forces a call, but no functions were given"),
-        (False, "get_weather", "forces a call, but no functions were given"),
-        (True, "get_time", "'get_time', which is not among the functions given: get_weather"),
-        (True, {"name": "nope"}, "'nope', which is not among"),
-    ],
-)
-def test_a_forced_call_that_cannot_be_made_is_a_config_error(
-    tools: bool, function_call: Any, message: str
-) -> None:
-    with pytest.raises(ConfigError, match=message):
-        encode(USER, tools=tools, function_call=function_call)
-
-
 def test_history_with_tool_blocks_is_sent_without_tools_when_none_are_declared() -> None:
     # The API accepts this since 2025-02-27; no stub declarations are invented.
     done = call("toolu_01A", "get_weather", {"city": "Oslo"})

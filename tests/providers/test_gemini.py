@@ -183,13 +183,6 @@ def test_function_call_auto_without_tools_sends_nothing() -> None:
     assert call(function_call="auto").body == {"contents": [USER_CONTENT]}
 
 
-def test_forcing_a_call_that_cannot_be_made_is_config_error() -> None:
-    with pytest.raises(errors.ConfigError, match="'nope', which is not among"):
-        call(tools=[FakeTool()], function_call="nope")
-    with pytest.raises(errors.ConfigError, match="no functions"):
-        call(function_call="required")
-
-
 def test_parallel_tool_calls_false_is_config_error_and_true_sends_nothing() -> None:
     with pytest.raises(errors.ConfigError, match="parallel=False"):
         call(tools=[FakeTool()], parallel_tool_calls=False)

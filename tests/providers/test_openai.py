@@ -570,20 +570,6 @@ def test_a_result_whose_call_is_not_in_the_history_still_follows_the_id_rule() -
     ]
 
 
-@pytest.mark.parametrize("choice", ["get_time", {"name": "get_time"}])
-@pytest.mark.parametrize("server", ["openai", "llamacpp", "mistral"])
-def test_a_named_function_call_that_is_not_given_is_a_config_error(
-    choice: Any, server: str
-) -> None:
-    prov = OpenAIProvider(api_key="k") if server == "openai" else preset(server)
-    with pytest.raises(errors.ConfigError, match=r"'get_time'.*functions given: get_weather"):
-        prov.encode(
-            request(
-                [LangMessage.text("user", "x")], [FakeTool("get_weather")], function_call=choice
-            )
-        )
-
-
 def test_deepseek_tool_call_turn_without_reasoning_sends_an_empty_reasoning_content() -> None:
     # A turn another provider made (its signed thinking is dropped) still needs the field in
     # thinking mode, else 400 "Missing `reasoning_content` field".

@@ -183,21 +183,11 @@ def encode_tool_choice(
 ) -> dict[str, Any] | None:
     """``tool_choice`` from ``function_call`` and ``parallel_tool_calls`` (None: send none).
 
-    ``names`` are the tools sent. Forcing a call with no tools, or naming a tool that is not
-    sent, is a ``ConfigError``: the API answers 400, and dropping the choice would silently
-    lose the user's intent.
+    ``names`` are the tools sent (a forced or named choice among them is checked before the
+    run, with the other option combinations).
     """
     choice = tool_choice(options.function_call)
     forced = choice is not None and choice.mode in ("required", "named")
-    if forced and not names:
-        raise errors.ConfigError(
-            f"function_call={options.function_call!r} forces a call, but no functions were given"
-        )
-    if choice is not None and choice.mode == "named" and choice.name not in names:
-        raise errors.ConfigError(
-            f"function_call names {choice.name!r}, which is not among the functions given: "
-            f"{', '.join(names)}"
-        )
     if thinking_on and forced:
         # Anthropic refuses tool_choice any/tool while thinking is on (400 "Thinking may not be
         # enabled when tool_choice forces tool use").

@@ -22,7 +22,14 @@ from ...errors import ConfigError, ProviderError
 from ...events import Event
 from ...modelrules import rules_for, thinking_budget
 from ...output import output_spec
-from ..base import HttpCall, ProviderRequest, merge_extra_body, sampling_fields, tool_choice
+from ..base import (
+    HttpCall,
+    ProviderRequest,
+    merge_extra_body,
+    refuse_unenforceable,
+    sampling_fields,
+    tool_choice,
+)
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import PROVIDER, encode_contents, encode_system
@@ -188,12 +195,11 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
         dialect: The tool schema dialect, ``"gemini"`` or ``"gemini-json"``.
 
     Raises:
-        ConfigError: An option Gemini cannot honour (see ``encode_tool_config``,
-            ``encode_thinking``, and ``parallel_tool_calls=False``), or a conversation it
-            would reject (see ``_encode.encode_contents``).
+        ConfigError: An option Gemini cannot honour (see ``encode_tool_config`` and
+            ``encode_thinking``), or a conversation it would reject (see
+            ``_encode.encode_contents``).
     """
     options = request.options
-    _check_parallel(options)
     legacy = is_legacy(request.model)
     body: dict[str, Any] = {"contents": encode_contents(request.messages, placeholders=not legacy)}
     system = encode_system(request.messages)
@@ -219,16 +225,6 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     return body
 
 
-def _check_parallel(options: LangOptions) -> None:
-    # §3.3: Gemini has no switch for parallel calls. Dropping the user's explicit False would
-    # be a silent downgrade, so refuse it; ``parallel=False`` still runs calls one by one.
-    if options.parallel_tool_calls is False:
-        raise ConfigError(
-            "Gemini has no way to forbid parallel function calls (parallel_tool_calls=False); "
-            "leave parallel_tool_calls unset, or use parallel=False to run calls one at a time"
-        )
-
-
 def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, Any] | None:
     """``toolConfig.functionCallingConfig`` from ``function_call`` (§3.3), or None when unset.
 
@@ -236,21 +232,16 @@ def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, 
     "Function calling config is set without function_declarations".
 
     Raises:
-        ConfigError: A call is forced but no tools are sent, or the named tool is not sent.
+        ConfigError: ``parallel_tool_calls=False``, which Gemini has no switch for.
     """
+    if not names:
+        return None  # nothing to call: the choice is moot
     choice = tool_choice(options.function_call)
+    # Gemini has no switch for parallel calls (parallel=False still runs them one by one).
+    refuse_unenforceable(PROVIDER, choice, options, forbids_parallel_calls=False)
     if choice is None:
         return None
-    if not names:
-        if choice.mode in ("auto", "none"):
-            return None  # nothing to call: the mode is moot
-        raise ConfigError(f"function_call={options.function_call!r} but no functions were given")
     if choice.mode == "named":
-        if choice.name not in names:
-            raise ConfigError(
-                f"function_call names {choice.name!r}, which is not among the functions "
-                f"given: {', '.join(names)}"
-            )
         config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice.name]}
     else:
         config = {"mode": _MODES[choice.mode]}

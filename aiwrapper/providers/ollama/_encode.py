@@ -16,9 +16,9 @@ from ...result import FunctionCall
 from ..base import (
     ProviderRequest,
     error_result_text,
+    refuse_unenforceable,
     result_text,
     sampling_fields,
-    tool_choice,
 )
 from ._content import unread_fields
 from ._defaults import NAME
@@ -88,20 +88,12 @@ def encode_tools(request: ProviderRequest) -> list[Any]:
         )
     if not request.tools:
         return []
-    choice = tool_choice(request.options.function_call)
-    if choice is not None and choice.mode in ("required", "named"):
-        raise errors.ConfigError(
-            "Ollama's native API cannot force a tool call (function_call="
-            f"{request.options.function_call!r}); use function_call='auto' and ask for the "
-            "call in the prompt, or pass only that function"
-        )
+    choice = request.tool_choice
+    # Ollama's native API has no tool_choice and no parallel_tool_calls.
+    options = request.options
+    refuse_unenforceable(NAME, choice, options, forces_calls=False, forbids_parallel_calls=False)
     if choice is not None and choice.mode == "none":
         return []  # the protocol's only way to forbid calls
-    if request.options.parallel_tool_calls is False:
-        raise errors.ConfigError(
-            "Ollama's native API cannot stop a model from making several calls per turn; "
-            "leave parallel_tool_calls unset (parallel=False runs the calls one at a time)"
-        )
     return [tool.schema_for("ollama") for tool in request.tools]
 
 

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 from ... import errors
 from ...messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
 from ...output import OutputSpec
-from ..base import ToolChoice, error_result_text, result_text, tool_choice
+from ..base import (
+    ToolChoice,
+    error_result_text,
+    refuse_unenforceable,
+    result_text,
+    tool_choice,
+)
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
@@ -24,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "call_ids",
-    "checked_tool_choice",
     "encode_messages",
     "encode_response_format",
     "encode_sampling",
@@ -76,38 +81,6 @@ def call_ids(profile: OpenAIProfile, messages: Sequence[LangMessage]) -> dict[st
     return ids
 
 
-def checked_tool_choice(
-    profile: OpenAIProfile, names: Sequence[str], options: LangOptions
-) -> ToolChoice | None:
-    """``function_call`` in normal form, for a request declaring the tools ``names``.
-
-    Raises:
-        ConfigError: A named choice that is not declared, or a forced choice or
-            ``parallel_tool_calls=False`` that this server would silently ignore.
-    """
-    choice = tool_choice(options.function_call)
-    if choice is not None and choice.mode == "named" and choice.name not in names:
-        raise errors.ConfigError(
-            f"function_call names {choice.name!r}, which is not among the functions given: "
-            f"{', '.join(names)}"
-        )
-    if (
-        choice is not None
-        and choice.mode in ("required", "named")
-        and not (profile.supports_tool_choice)
-    ):
-        raise errors.ConfigError(
-            f"{profile.name} ignores tool_choice, so function_call={options.function_call!r} "
-            "cannot be enforced; use 'auto' or 'none' and ask for the call in the prompt"
-        )
-    if options.parallel_tool_calls is False and not profile.supports_parallel_tool_calls:
-        raise errors.ConfigError(
-            f"{profile.name} cannot stop a model from making several calls per turn; leave "
-            "parallel_tool_calls unset (parallel=False runs the calls one at a time)"
-        )
-    return choice
-
-
 def encode_response_format(output: OutputSpec) -> dict[str, Any]:
     """``response_format`` for structured output: a named JSON schema, strict when lossless.
 
@@ -139,9 +112,16 @@ def encode_tools(
     """``tools``, ``tool_choice`` and ``parallel_tool_calls`` into ``body``, in place.
 
     Raises:
-        ConfigError: A choice or switch this server cannot honour (see ``checked_tool_choice``).
+        ConfigError: A choice or switch this server cannot honour (``refuse_unenforceable``).
     """
-    choice = checked_tool_choice(profile, [t.name for t in tools], options)
+    choice = tool_choice(options.function_call)
+    refuse_unenforceable(
+        profile.name,
+        choice,
+        options,
+        forces_calls=profile.supports_tool_choice,
+        forbids_parallel_calls=profile.supports_parallel_tool_calls,
+    )
     if choice is not None and choice.mode == "none" and not profile.supports_tool_choice:
         return  # no tool_choice on this server: "none" is said by sending no tools
     if choice is not None and choice.mode == "named" and not profile.supports_named_tool_choice:
