@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from aiwrapper import ConfigError, Lang
+from aiwrapper import ConfigError, Lang, NotFoundError
 from aiwrapper.providers.openai import OpenAIProvider
 from aiwrapper.providers.openai_responses import ResponsesProvider
 
@@ -69,3 +69,24 @@ async def test_a_responses_lang_answers_through_its_factory() -> None:
     (request,) = seen
     assert request.url == "https://api.openai.com/v1/responses"
     assert json.loads(request.content)["instructions"] == "Be terse."
+
+
+@pytest.mark.anyio
+async def test_a_missing_stored_item_is_a_not_found_error_and_never_retried() -> None:
+    message = (
+        "Item with id 'rs_68f3a1c3aa' not found. Items are not persisted when `store` is set "
+        "to false. Try again with `store` set to true, or remove this item from your input."
+    )
+    error = {"message": message, "type": "invalid_request_error", "param": "input", "code": None}
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(404, json={"error": error}, headers={"x-request-id": "req_1"})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        lang = Lang.openai("o3", api_key="k", api="responses", http_client=client, max_retries=2)
+        with pytest.raises(NotFoundError, match="Items are not persisted") as caught:
+            await lang.ask("Hi")
+    assert len(seen) == 1
+    assert (caught.value.provider, caught.value.request_id) == ("openai-responses", "req_1")
