@@ -28,7 +28,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any, TypedDict
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -37,6 +37,7 @@ import httpx
 from anyio import sleep
 
 from . import errors
+from ._settings import HttpSettings
 from .bodies import BodyChunks, read_body, read_error_body
 from .httpcall import HttpCall, retry_after_seconds
 from .logs import log_attempt
@@ -71,21 +72,6 @@ _DEFAULT_SIZES = SizeLimits()
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 # RFC 9110 field-value: visible characters, with spaces and tabs only between them.
 _SENDABLE_VALUE = re.compile(r"(?:[\x21-\x7e](?:[ \t]*[\x21-\x7e])*)?")
-
-
-class HttpSettings(TypedDict, total=False):
-    """How a model reaches its server: the transport keywords every ``Lang`` factory takes.
-
-    Each is optional; ``HttpTransport`` documents them and their defaults (``timeout`` 60 s,
-    ``max_retries`` 2, backoff from 0.5 s up to 8 s).
-    """
-
-    timeout: float | None
-    max_retries: int
-    http_client: httpx.AsyncClient | None
-    max_connections: int | None
-    retry_base_delay: float
-    retry_max_delay: float
 
 
 class HttpTransport:

@@ -25,7 +25,11 @@ from ..httpcall import HttpCall, retry_after_seconds
 from ..messages import ImagePart, LangMessage
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .._settings import HttpSettings
     from ..options import LangOptions
+    from .http_model import HttpModel
 
 __all__ = [
     "EventSink",
@@ -36,6 +40,7 @@ __all__ = [
     "StreamDecoder",
     "ToolChoice",
     "api_key",
+    "connect",
     "error_class_for_status",
     "error_result_text",
     "in_stream_error",
@@ -206,6 +211,18 @@ def _replaced(path: str) -> errors.ConfigError:
         f"extra_body cannot replace {path!r}, which the SDK sets from the options; set it "
         f"through its option instead{hint}"
     )
+
+
+def connect(provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
+    """``provider`` as a model over a new transport: what each package's builder returns.
+
+    The transport, and httpx with it, is imported here, when the first model is built, so
+    importing a provider package stays light (declaring a strict tool reads every package's
+    schema dialects).
+    """
+    from .http_model import HttpModel
+
+    return HttpModel.connect(provider, model, **settings)
 
 
 def api_key(given: str | None, env_vars: Sequence[str], *, required: bool = True) -> str | None:

@@ -71,7 +71,10 @@ def find_dialect(dialect: str) -> DialectRenderer:
 @functools.cache
 def dialect_names() -> tuple[str, ...]:
     """Every dialect the provider packages offer, package by package in name order."""
-    packages = sorted(found.name for found in pkgutil.iter_modules(_providers().__path__))
+    # Only packages: the plain modules beside them (the HTTP glue, say) declare no dialect,
+    # and importing them would load the transport.
+    found = pkgutil.iter_modules(_providers().__path__)
+    packages = sorted(module.name for module in found if module.ispkg)
     return tuple(name for package in packages for name in _offered(package))
 
 

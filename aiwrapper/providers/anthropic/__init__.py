@@ -4,17 +4,22 @@ The package owns the whole wire: request encoding (thinking, tool choice, struct
 model family), stream and body decoding with the opaque thinking blocks, and error mapping.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ...http import HttpSettings
+from ..._settings import HttpSettings
 from .. import base as shared
-from ..http_model import HttpModel
 from ._decode import AnthropicStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import wire_id
 from ._provider import DEFAULT_BASE_URL, AnthropicProvider
+
+if TYPE_CHECKING:
+    from ..http_model import HttpModel
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -46,7 +51,7 @@ def build(
         betas=betas,
         default_max_tokens=default_max_tokens,
     )
-    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+    return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
 
 __all__ = [

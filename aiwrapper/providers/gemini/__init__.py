@@ -4,15 +4,19 @@ The package owns the whole wire: request encoding, stream and body decoding with
 signatures, error mapping and the tool-schema dialects (``gemini``, ``gemini-json``).
 """
 
-from typing import Literal
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
 
 from typing_extensions import Unpack
 
-from ...http import HttpSettings
+from ..._settings import HttpSettings
 from .. import base as shared
-from ..http_model import HttpModel
 from ._dialect import SCHEMA_DIALECTS
 from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
+
+if TYPE_CHECKING:
+    from ..http_model import HttpModel
 
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.
 API_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -45,7 +49,7 @@ def build(
         schema_dialect=schema_dialect,
         vertex=vertex,
     )
-    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+    return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
 
 __all__ = [

@@ -5,17 +5,22 @@ stream and body decoding (calls written as text included), error mapping and the
 dialect (``ollama``).
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ...http import HttpSettings
+from ..._settings import HttpSettings
 from .. import base as shared
-from ..http_model import HttpModel
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, default_base_url
 from ._dialect import SCHEMA_DIALECTS
 from ._provider import OllamaProvider
+
+if TYPE_CHECKING:
+    from ..http_model import HttpModel
 
 # A local server needs no key; a hosted one (or a proxy in front) reads this variable.
 API_KEY_ENV_VARS = ("OLLAMA_API_KEY",)
@@ -48,7 +53,7 @@ def build(
         tool_calls_in_content=tool_calls_in_content,
     )
     http.setdefault("timeout", DEFAULT_TIMEOUT)
-    return HttpModel.connect(provider, model or DEFAULT_MODEL, **http)
+    return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
 
 __all__ = [

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
+from ..._settings import HttpSettings
 from ...errors import ConfigError
-from ...http import HttpSettings
 from .. import base as shared
-from ..http_model import HttpModel
 from ._decode import OpenAIStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._profiles import (
@@ -32,6 +31,7 @@ from ._profiles import (
 from ._provider import OpenAIProvider
 
 if TYPE_CHECKING:
+    from ..http_model import HttpModel
     from ..openai_responses import ResponsesProvider
 
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
@@ -64,7 +64,7 @@ def build(
         organization=organization,
         project=project,
     )
-    return HttpModel.connect(provider, model, **http)
+    return shared.connect(provider, model, **http)
 
 
 def build_compatible(
@@ -91,7 +91,7 @@ def build_compatible(
         env_vars = (env_var,) if env_var else ()
         key = shared.api_key(api_key, env_vars, required=env_var is not None)
     provider = _wire(api, model)(api_key=key, base_url=base_url, profile=profile)
-    return HttpModel.connect(provider, model, **http)
+    return shared.connect(provider, model, **http)
 
 
 def _wire(api: str, model: str) -> type[OpenAIProvider | ResponsesProvider]:
