@@ -22,3 +22,4 @@ def mistakes(lang: Lang) -> None:
     Lang.openai(api_key="k", timout=5)  # error: misspelt transport setting
     Lang.anthropic(api_key="k", max_retries="twice")  # error: wrong setting type
     Lang.ollama(keep_alive=["10m"])  # error: wrong provider setting type
+    Lang.openai("o3", api_key="k", api="response")  # error: not one of the APIs

@@ -74,6 +74,8 @@ def factories_take_every_keyword() -> list[Lang]:
     return [
         Lang.openai("gpt-4o", api_key="k", organization="org", timeout=5.0, max_retries=1),
         Lang.openai_compatible(preset="groq", model="m", api_key="k", max_connections=8),
+        Lang.openai("o3", api="responses", api_key="k", project="p"),
+        Lang.openai_compatible(preset="vllm", model="m", api="responses", timeout=5.0),
         Lang.anthropic(api_key="k", betas=["b"], retry_base_delay=0.1, retry_max_delay=1.0),
         Lang.gemini(api_key="k", api_version="v1", schema_dialect="gemini-json", timeout=None),
         Lang.ollama("qwen3", keep_alive="10m", tool_calls_in_content=False, http_client=None),
