@@ -19,8 +19,8 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .modelrules import rules_for
 from .models import CapabilityWarning, ModelInfo, model_info, models_with
+from .providers._registry import rules_for
 
 if TYPE_CHECKING:
     from .options import LangOptions

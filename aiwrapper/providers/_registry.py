@@ -1,22 +1,39 @@
-"""Providers chosen by name: what ``Lang.from_env`` and the command line pick from.
+"""Providers chosen by name, and what their packages know of models.
 
 Each HTTP provider package exports ``API_KEY_ENV_VARS`` and a ``build(model)`` that makes its
 model with every default; this module only knows their names. A package is imported when it
-is looked at, so choosing one never loads the others' wire code.
+is looked at, so choosing one never loads the others' wire code. What the packages know of
+their models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
+``aiwrapper.modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
+``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently). Importing a
+package costs little (its transport loads only when a model is built).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
+import pkgutil
+import types
 from collections.abc import Mapping
-from typing import Protocol, cast
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, cast
 
 from .._contract import Model
 from ..errors import ConfigError
+from ..modelrules import Rule, merged_facts
 
-__all__ = ["HTTP_PROVIDERS", "build_named", "from_env"]
+__all__ = [
+    "HTTP_PROVIDERS",
+    "build_named",
+    "catalogue_ids",
+    "example_models",
+    "from_env",
+    "rules_for",
+]
 
 HTTP_PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
 # The providers whose key picks them, in the order their keys are tried (a local Ollama
@@ -31,7 +48,7 @@ class _ProviderPackage(Protocol):
 
 
 def _package(name: str) -> _ProviderPackage:
-    return cast(_ProviderPackage, importlib.import_module(f"{__package__}.{name}"))
+    return cast(_ProviderPackage, _module(name))
 
 
 def build_named(name: str, model: str | None = None) -> Model:
@@ -65,3 +82,47 @@ def from_env(env: Mapping[str, str] = os.environ) -> Model:
         )
         chosen = "offline"
     return build_named(chosen, env.get("AIWRAPPER_MODEL") or None)
+
+
+@functools.cache
+def _packages() -> tuple[ModuleType, ...]:
+    """Every provider package, imported (each is light until it builds a model)."""
+    found = pkgutil.iter_modules([str(Path(__file__).parent)])
+    return tuple(_module(m.name) for m in sorted(found, key=lambda m: m.name) if m.ispkg)
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+@functools.cache
+def _model_rules() -> tuple[Rule, ...]:
+    return tuple(row for package in _packages() for row in getattr(package, "MODEL_RULES", ()))
+
+
+@functools.lru_cache(maxsize=512)
+def rules_for(provider: str, model: str) -> Mapping[str, Any]:
+    """The merged facts of every package's rows of ``provider`` that match ``model``.
+
+    Read-only, and computed once per provider and model: the rows never change, and every run
+    asks for its model's facts.
+    """
+    return merged_facts(_model_rules(), provider, model)
+
+
+def example_models(provider: str) -> tuple[str, ...]:
+    """Current models of ``provider`` that the packages name, newest first (else none)."""
+    for package in _packages():
+        examples: Mapping[str, tuple[str, ...]] = getattr(package, "EXAMPLE_MODELS", {})
+        if provider in examples:
+            return examples[provider]
+    return ()
+
+
+@functools.cache
+def catalogue_ids() -> Mapping[str, str]:
+    """Provider names that the models.dev catalogue lists under another id, with that id."""
+    ids: dict[str, str] = {}
+    for package in _packages():
+        ids.update(getattr(package, "CATALOGUE_IDS", {}))
+    return types.MappingProxyType(ids)

@@ -17,6 +17,7 @@ from ._decode import AnthropicStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import wire_id
 from ._provider import DEFAULT_BASE_URL, AnthropicProvider
+from ._rules import EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
     from ..http_model import HttpModel
@@ -58,6 +59,8 @@ __all__ = [
     "API_KEY_ENV_VARS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "EXAMPLE_MODELS",
+    "MODEL_RULES",
     "SCHEMA_DIALECTS",
     "AnthropicProvider",
     "AnthropicSettings",

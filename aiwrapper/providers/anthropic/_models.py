@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ... import errors
-from ...modelrules import EFFORTS, rules_for, thinking_budget, thinking_effort
+from ...modelrules import EFFORTS, thinking_budget, thinking_effort
 from ..base import stop_sequences, tool_choice
+from ._decode import NAME
+from ._rules import rules_for
 
 if TYPE_CHECKING:
     from ...options import LangOptions
@@ -75,7 +77,7 @@ def family_for(model: str) -> ModelFamily:
     adaptive form for ``True`` and efforts, a budget for ints, sampling left as given, so the
     API itself decides.
     """
-    facts = rules_for("anthropic", model)
+    facts = rules_for(NAME, model)
     if not facts:
         return UNKNOWN
     return ModelFamily(

@@ -14,6 +14,7 @@ from ..._settings import HttpSettings
 from .. import base as shared
 from ._dialect import SCHEMA_DIALECTS
 from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
+from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
     from ..http_model import HttpModel
@@ -54,8 +55,11 @@ def build(
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "CATALOGUE_IDS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "EXAMPLE_MODELS",
+    "MODEL_RULES",
     "SCHEMA_DIALECTS",
     "GeminiProvider",
     "GeminiSettings",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...errors import ConfigError, ProviderError
 from ...events import Event
-from ...modelrules import rules_for, thinking_budget
+from ...modelrules import thinking_budget
 from ...output import output_spec
 from ..base import (
     HttpCall,
@@ -34,6 +34,7 @@ from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import PROVIDER, encode_contents, encode_system
 from ._errors import error_from_response
+from ._rules import rules_for
 
 if TYPE_CHECKING:
     from ...options import LangOptions

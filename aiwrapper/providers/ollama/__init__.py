@@ -15,7 +15,7 @@ from typing_extensions import Unpack
 from ..._settings import HttpSettings
 from .. import base as shared
 from ._decode import OllamaDecoder
-from ._defaults import DEFAULT_BASE_URL, default_base_url
+from ._defaults import DEFAULT_BASE_URL, NAME, default_base_url
 from ._dialect import SCHEMA_DIALECTS
 from ._provider import OllamaProvider
 
@@ -27,6 +27,8 @@ API_KEY_ENV_VARS = ("OLLAMA_API_KEY",)
 DEFAULT_MODEL = "qwen3"
 # A local model may think for minutes before its first token: a longer default than the others.
 DEFAULT_TIMEOUT = 300.0
+# The models.dev catalogue lists Ollama's hosted models under this id.
+CATALOGUE_IDS = {NAME: "ollama-cloud"}
 
 
 class OllamaSettings(HttpSettings, total=False):
@@ -58,6 +60,7 @@ def build(
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "CATALOGUE_IDS",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "DEFAULT_TIMEOUT",

@@ -29,6 +29,7 @@ from ._profiles import (
     profile_for_base_url,
 )
 from ._provider import OpenAIProvider
+from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
     from ..http_model import HttpModel
@@ -103,9 +104,12 @@ def _wire(api: str, model: str) -> type[OpenAIProvider | ResponsesProvider]:
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "CATALOGUE_IDS",
     "COMPATIBLE_PROFILE",
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "EXAMPLE_MODELS",
+    "MODEL_RULES",
     "OPENAI_ENV_VAR",
     "OPENAI_PROFILE",
     "PRESETS",

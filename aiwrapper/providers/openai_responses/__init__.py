@@ -8,12 +8,17 @@ that arrive inside a 200 answer, and ``_provider`` puts them together as a ``Pro
 
 from __future__ import annotations
 
+from ..openai._profiles import OPENAI_PROFILE
 from ._decode import ResponsesStreamDecoder
 from ._encode import flat_tool
 from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
 
+# The catalogue lists a model the same whichever of the vendor's APIs serves it.
+CATALOGUE_IDS = {NAME: OPENAI_PROFILE.name}
+
 __all__ = [
     "API_CHOICES",
+    "CATALOGUE_IDS",
     "NAME",
     "Api",
     "ResponsesProvider",

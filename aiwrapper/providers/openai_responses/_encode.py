@@ -20,13 +20,14 @@ from typing import Any
 from ... import errors
 from ..._contract import ProviderRequest
 from ...messages import LangMessage, OpaquePart, TextPart, ToolCallPart
-from ...modelrules import rules_for, thinking_effort
+from ...modelrules import thinking_effort
 from ...options import LangOptions
 from ...output import OutputSpec, output_spec
 from ...tools import Tool
 from ..base import error_result_text, merge_extra_body, result_text, sampling_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
-from ..openai._profiles import OpenAIProfile
+from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
+from ..openai._rules import rules_for
 
 __all__ = ["flat_tool", "request_body"]
 
@@ -64,7 +65,7 @@ def request_body(
         body["instructions"] = instructions
     body["input"] = encode_input(conversation, profile, model=model)
     body["store"] = False  # stateless: the whole history is sent every time
-    if openai and rules_for("openai", request.model).get("reasoning") is not False:
+    if openai and rules_for(OPENAI_PROFILE.name, request.model).get("reasoning") is not False:
         # Without it a reasoning item comes back without its encrypted content, and with
         # store false the next request's replay of it fails (404 "Item ... not found").
         body["include"] = ["reasoning.encrypted_content"]

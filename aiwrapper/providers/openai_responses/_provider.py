@@ -17,10 +17,10 @@ from ... import errors
 from ..._contract import ProviderRequest
 from ...events import Event
 from ...httpcall import HttpCall
-from ...modelrules import rules_for
 from ..openai._errors import error_from_response
 from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
 from ..openai._provider import account_headers
+from ..openai._rules import rules_for
 from ._decode import ResponsesStreamDecoder
 from ._encode import request_body
 
@@ -44,7 +44,7 @@ def uses_responses(api: str, model: str) -> bool:
     if api not in API_CHOICES:
         raise errors.ConfigError(f"api={api!r} is not one of {', '.join(API_CHOICES)}")
     if api == "auto":
-        return bool(rules_for("openai", model).get("responses_only"))
+        return bool(rules_for(OPENAI_PROFILE.name, model).get("responses_only"))
     return api == "responses"
 
 
