@@ -80,3 +80,21 @@ def test_the_tools_name_no_vendor_host_or_port() -> None:
         if VENDOR_WORDS.search(line)
     ]
     assert found == []
+
+
+def test_the_serving_contract_reaches_no_provider_and_no_gateway_module() -> None:
+    graph = _graph()
+    for module in ("aiwrapper._serving", "aiwrapper._callstate"):
+        above = {
+            m
+            for m in reachable(graph, module)
+            if m.startswith(("aiwrapper.providers", "aiwrapper.gateway"))
+        }
+        assert not above, f"{module} reaches {sorted(above)}"
+
+
+def test_no_provider_module_reaches_the_gateway() -> None:
+    graph = _graph()
+    for module in sorted(m for m in graph if m.startswith("aiwrapper.providers")):
+        gateway = {m for m in reachable(graph, module) if m.startswith("aiwrapper.gateway")}
+        assert not gateway, f"{module} reaches {sorted(gateway)}"

@@ -17,12 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import LangMessage
-from ..result import LangResult
-from ._responses_input import read_input
-from ._responses_items import new_id, output_items, response_object
-from ._responses_stream import ResponseEventEncoder
-from .frontend import (
+from .._serving import (
     ClientRequest,
     GatewayError,
     bad_request,
@@ -31,6 +26,11 @@ from .frontend import (
     read_route,
     read_tools,
 )
+from ..messages import LangMessage
+from ..result import LangResult
+from ._responses_input import read_input
+from ._responses_items import new_id, output_items, response_object
+from ._responses_stream import ResponseEventEncoder
 from .openai_chat import openai_error_body
 
 __all__ = ["ResponsesAPI"]

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._serving import bad_request
 from ..errors import ConfigError
 from ..messages import LangMessage, LangMessages, messages_from_dict
 from ._responses_items import reasoning_part
-from .frontend import bad_request
 
 __all__ = ["read_input"]
 

@@ -16,10 +16,10 @@ import time
 import uuid
 from typing import Any, TypeGuard, Union
 
+from .._callstate import packed, packed_id, unpacked
+from .._serving import ClientRequest
 from ..messages import OpaquePart, Part, ProviderState, TextPart, ThinkingPart, ToolCallPart
 from ..result import LangResult
-from .callstate import packed, packed_id, unpacked
-from .frontend import ClientRequest
 
 __all__ = [
     "Reasoning",

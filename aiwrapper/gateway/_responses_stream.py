@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, Union
 
+from .._callstate import packed_id
+from .._serving import ClientRequest, GatewayError, sse, turn_parts
 from ..messages import Part, TextPart, ThinkingPart, ToolCallPart
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
@@ -35,8 +37,6 @@ from ._responses_items import (
     reasoning_item,
     response_object,
 )
-from .callstate import packed_id
-from .frontend import ClientRequest, GatewayError, sse, turn_parts
 
 __all__ = ["ResponseEventEncoder"]
 

@@ -14,14 +14,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
-from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
-from ..messages import ToolCallPart as CallPart
-from ..providers.anthropic import wire_id
-from ..result import LangResult
-from .anthropic_stream import EventEncoder, kept_block, signature, stop_reason, usage
-from .callstate import packed_id
-from .frontend import (
+from .._callstate import packed_id
+from .._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,
@@ -31,6 +25,12 @@ from .frontend import (
     read_route,
     read_tools,
 )
+from ..errors import ConfigError
+from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
+from ..messages import ToolCallPart as CallPart
+from ..providers.anthropic import wire_id
+from ..result import LangResult
+from .anthropic_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
 __all__ = ["AnthropicMessages", "new_message_id"]
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
+from .._callstate import call_part, packed_id
+from .._serving import GatewayError, sse, turn_parts
 from ..messages import OpaquePart, Part, ThinkingPart
 from ..providers.anthropic import wire_id
 from ..providers.anthropic._decode import _STOP_REASONS
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
-from .callstate import call_part, packed_id
-from .frontend import GatewayError, sse, turn_parts
 
 __all__ = ["EventEncoder", "kept_block", "signature", "stop_reason", "usage"]
 

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from .._callstate import unpack_calls
+from .._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from ..errors import ConfigError
 from ._responses_api import ResponsesAPI
 from .anthropic_messages import AnthropicMessages
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
-from .callstate import unpack_calls
-from .frontend import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from .openai_chat import OpenAIChat
 from .upstream import as_gateway_error
 

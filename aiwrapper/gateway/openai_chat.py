@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
-from ..messages import LangMessages, ToolCallPart, messages_from_dict
-from ..result import LangResult
-from .frontend import (
+from .._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,
@@ -26,6 +23,9 @@ from .frontend import (
     read_route,
     read_tools,
 )
+from ..errors import ConfigError
+from ..messages import LangMessages, ToolCallPart, messages_from_dict
+from ..result import LangResult
 from .openai_stream import (
     ChunkEncoder,
     envelope,

@@ -15,14 +15,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from .._callstate import call_part, packed_id
+from .._serving import ClientRequest, GatewayError, sse
 from ..messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
 from ..providers.openai._decode import _FINISH
 from ..result import FunctionCall, LangResult
 from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
 from ..runevents import ThinkingDelta as ThinkingText
 from .anthropic_stream import kept_block, signature
-from .callstate import call_part, packed_id
-from .frontend import ClientRequest, GatewayError, sse
 
 __all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from .. import errors
-from .frontend import GatewayError
+from .._serving import GatewayError
 
 __all__ = ["as_gateway_error"]
 

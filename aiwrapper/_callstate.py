@@ -1,7 +1,7 @@
 """A call's provider state, carried to the client inside the call's id and back again.
 
-Some backends need state of a call on the next turn (Gemini's thought signatures: Gemini 3
-refuses a replayed call without its signature). The gateway keeps nothing between requests,
+Some backends need state of a call on the next turn (a thought signature, without which a
+backend may refuse the replayed call). The gateway keeps nothing between requests,
 but every client echoes a call's id unchanged, in the assistant message and in the tool
 result, so the state rides there: ``<id>__aws_<base64url of JSON>``. Calls without state keep
 their own ids. An id that does not unpack is kept as it is (a client's own id, say). The same
@@ -16,9 +16,9 @@ import binascii
 import json
 from typing import Any
 
-from ..messages import LangMessages, ProviderState, ToolCallPart
-from ..result import FunctionCall, LangResult
-from .frontend import turn_parts
+from ._serving import turn_parts
+from .messages import LangMessages, ProviderState, ToolCallPart
+from .result import FunctionCall, LangResult
 
 __all__ = ["call_part", "packed", "packed_id", "unpack_calls", "unpacked"]
 
@@ -28,7 +28,7 @@ _MARK = "__aws_"
 def packed_id(call_id: str, part: ToolCallPart | None) -> str:
     """``call_id`` with the part's provider state packed in (as is when it has none).
 
-    An empty state on a made-up id (Gemini's marker of its own calls, on a call Gemini gave
+    An empty state on a made-up id (a backend's marker of its own calls, on a call it gave
     no id) is not worth the longer id: without it the backend treats the call as any other
     provider's, which is all it would do with the call anyway.
     """

@@ -1,10 +1,12 @@
-"""What every front-end shares: the decoded client request, the error record, the protocol.
+"""The serving contract: the decoded client request, the error record, the front-end protocol.
 
 A front-end is the reverse of a provider: it decodes a client's request body (its own wire)
 into the neutral conversation and options, and encodes the run's outcome (a whole
 ``LangResult``, or the run events of ``Lang.stream``) as that wire's response body or stream.
-The application (``app.py``) owns HTTP: auth, limits, routing, errors and disconnects; the
-front-ends own no I/O. Adding a wire is one module implementing ``Frontend`` plus its tests.
+Front-ends live in their wire's provider package, beside its encoder and decoder, and export
+themselves as ``FRONTENDS`` (POST path -> ``Frontend``); the gateway mounts what it finds and
+owns HTTP: auth, limits, routing, errors and disconnects. The front-ends own no I/O. This
+module stands below both, so neither imports the other.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..assembler import Assembler
-from ..errors import AIWrapperError
-from ..messages import LangMessages, Part
-from ..result import LangResult
-from ..runevents import RunEvent
-from ..tools import Tool, to_tool
+from .assembler import Assembler
+from .errors import AIWrapperError
+from .messages import LangMessages, Part
+from .result import LangResult
+from .runevents import RunEvent
+from .tools import Tool, to_tool
 
 __all__ = [
     "ClientRequest",
@@ -89,8 +91,8 @@ class GatewayError(AIWrapperError):
 def in_call_order(messages: LangMessages) -> LangMessages:
     """The conversation with each turn's tool results in the order of the calls they answer.
 
-    Clients may send results in any order (Anthropic clients often do), but backends whose
-    calls carry no ids (Gemini, Ollama) pair results with calls by position.
+    Clients may send results in any order (some wires' clients often do), but backends whose
+    calls carry no ids pair results with calls by position.
     """
     out = LangMessages()
     order: dict[str | None, int] = {}
