@@ -27,6 +27,7 @@ from .tools import Tool, to_tool
 
 __all__ = [
     "ClientRequest",
+    "DefaultFrontend",
     "ErrorKind",
     "Frontend",
     "GatewayError",
@@ -179,6 +180,18 @@ class Frontend(Protocol):
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:
         """The error in this wire's shape."""
+        ...
+
+
+class DefaultFrontend(Frontend, Protocol):
+    """The front-end that also speaks for the gateway's own endpoints.
+
+    Its wire lists the routes at ``GET /v1/models``, and its error shape answers requests to
+    paths no front-end serves; one provider package exports it as ``DEFAULT_FRONTEND``.
+    """
+
+    def model_list(self, owners: Mapping[str, str]) -> dict[str, Any]:
+        """The ``GET /v1/models`` body for ``owners`` (route name -> the provider serving it)."""
         ...
 
 

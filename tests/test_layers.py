@@ -9,6 +9,7 @@ JSON text) stands below everything else.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .importgraph import PACKAGE, Graph, import_graph, reachable
 
@@ -72,14 +73,22 @@ def test_the_tools_reach_no_provider_module() -> None:
         assert not providers, f"{module} reaches {sorted(providers)}"
 
 
-def test_the_tools_name_no_vendor_host_or_port() -> None:
-    found = [
+def _vendor_lines(paths: list[Path]) -> list[str]:
+    return [
         f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
-        for path in sorted((PACKAGE / "tools").rglob("*.py"))
+        for path in paths
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if VENDOR_WORDS.search(line)
     ]
-    assert found == []
+
+
+def test_the_tools_name_no_vendor_host_or_port() -> None:
+    assert _vendor_lines(sorted((PACKAGE / "tools").rglob("*.py"))) == []
+
+
+def test_the_gateway_and_the_serving_contract_name_no_vendor_host_or_port() -> None:
+    serving = [PACKAGE / "_serving.py", PACKAGE / "_callstate.py"]
+    assert _vendor_lines([*sorted((PACKAGE / "gateway").rglob("*.py")), *serving]) == []
 
 
 def test_the_serving_contract_reaches_no_provider_and_no_gateway_module() -> None:

@@ -1,9 +1,10 @@
-"""``Gateway``: the ASGI 3 application that lets OpenAI and Anthropic clients reach any ``Lang``.
+"""``Gateway``: the ASGI 3 application that lets clients of every served wire reach any ``Lang``.
 
 It owns HTTP: auth (API keys compared in constant time; loopback clients only without keys),
 the body size limit, routing a client's ``model`` to a ``Lang``, mapping errors to the
-client's wire, client disconnects and the access log. What a wire looks like is the
-front-ends' business (``openai_chat.py``, ``_responses_api.py``, ``anthropic_messages.py``).
+client's wire, client disconnects and the access log. What a wire looks like is the business
+of its front-end, which lives in the wire's provider package; the gateway mounts every
+front-end the provider registry finds, each at its POST path, and knows no wire by name.
 A translator, never an agent: each client request is one model request
 (``auto_execute=False``); the client runs its own tools and sends their results back.
 """
@@ -22,10 +23,8 @@ import anyio
 from .._callstate import unpack_calls
 from .._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from ..errors import ConfigError
-from ._responses_api import ResponsesAPI
-from .anthropic_messages import AnthropicMessages
+from ..providers._registry import frontends
 from .asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
-from .openai_chat import OpenAIChat
 from .upstream import as_gateway_error
 
 if TYPE_CHECKING:
@@ -38,19 +37,15 @@ __all__ = ["Gateway"]
 logger = logging.getLogger("aiwrapper.gateway")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
-# The front-end serving each POST path; a new wire is one entry here and one module.
-FRONTENDS: dict[str, Frontend] = {
-    "/v1/chat/completions": OpenAIChat(),
-    "/v1/responses": ResponsesAPI(),
-    "/v1/messages": AnthropicMessages(),
-}
-_OPENAI = FRONTENDS["/v1/chat/completions"]
 # One model request per client request: the client executes the calls.
 _TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
 
 class Gateway:
-    """An ASGI 3 application serving the OpenAI (Chat and Responses) and Anthropic APIs.
+    """An ASGI 3 application serving each client wire a provider package has a front-end for.
+
+    Today those are ``POST /v1/chat/completions``, ``POST /v1/responses`` and
+    ``POST /v1/messages``, each streamed or not, with ``GET /v1/models`` listing the routes.
 
     Args:
         routes: Maps the ``model`` name a client sends to the ``Lang`` that serves it (its
@@ -73,6 +68,7 @@ class Gateway:
         self.routes = dict(routes)
         self._keys = _checked_keys(api_keys)
         self.max_body_bytes = max_body_bytes
+        self._fronts = frontends()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ASGI 3 entry point."""
@@ -88,7 +84,8 @@ class Gateway:
 
     async def _handle(self, exchange: Exchange) -> None:
         method, path = exchange.scope["method"], exchange.scope["path"]
-        front = FRONTENDS.get(path, _OPENAI)  # errors in the shape of the client's wire
+        mounted = self._fronts.by_path
+        front = mounted.get(path, self._fronts.default)  # errors in the client's wire's shape
         try:
             if (method, path) == ("GET", "/healthz"):  # no key needed: load balancers probe it
                 await exchange.json(200, {"status": "ok"})
@@ -96,7 +93,7 @@ class Gateway:
             self._authorize(exchange)
             if (method, path) == ("GET", "/v1/models"):
                 await exchange.json(200, self._models())
-            elif method == "POST" and path in FRONTENDS:
+            elif method == "POST" and path in mounted:
                 await self._serve(front, exchange)
             else:
                 raise GatewayError(404, "not_found", f"no endpoint {method} {path}")
@@ -125,11 +122,8 @@ class Gateway:
             )
 
     def _models(self) -> dict[str, Any]:
-        data = [
-            {"id": name, "object": "model", "created": 0, "owned_by": lang.provider}
-            for name, lang in self.routes.items()
-        ]
-        return {"object": "list", "data": data}
+        owners = {name: lang.provider for name, lang in self.routes.items()}
+        return self._fronts.default.model_list(owners)
 
     async def _serve(self, front: Frontend, exchange: Exchange) -> None:
         body = await exchange.read_body(self.max_body_bytes)

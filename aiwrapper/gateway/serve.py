@@ -1,10 +1,10 @@
 """``python -m aiwrapper serve``: the gateway under uvicorn (the ``aiwrapper[gateway]`` extra).
 
 ``--route NAME=PROVIDER:MODEL`` (repeatable) puts a ``Lang`` behind each model name clients
-send: PROVIDER is ``openai``, ``anthropic``, ``gemini``, ``ollama`` or an OpenAI-compatible
-preset (``groq``, ``openrouter``, ``vllm``...), each with its key from its usual environment
-variable. Without ``--api-key`` it listens on a loopback address only. uvicorn does the
-graceful shutdown: on Ctrl-C or SIGTERM it stops accepting, lets in-flight requests and
+send: PROVIDER is an HTTP provider's name (as ``AIWRAPPER_PROVIDER`` takes it) or the preset of
+a compatible server (``groq``, ``openrouter``, ``vllm``...), each with its key from its usual
+environment variable. Without ``--api-key`` it listens on a loopback address only. uvicorn does
+the graceful shutdown: on Ctrl-C or SIGTERM it stops accepting, lets in-flight requests and
 streams finish for a while, then cuts what is left.
 """
 
@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 from ..errors import ConfigError
 from ..lang import Lang
+from ..providers._registry import build_for_route
 from .app import Gateway
 
 __all__ = ["add_arguments", "main", "run"]
 
-_FACTORIES = ("openai", "anthropic", "gemini", "ollama")
-DESCRIPTION = "Serve OpenAI- and Anthropic-compatible APIs from any provider."
+DESCRIPTION = "Serve the chat APIs clients already speak, from any provider."
 _GRACE_SECONDS = 10  # how long in-flight streams may go on after a shutdown signal
 
 
@@ -96,9 +96,7 @@ def _route(spec: str) -> tuple[str, Lang]:
     provider, _, model = target.partition(":")
     if not name or not provider or not model:
         raise ConfigError(f"{spec!r} is not NAME=PROVIDER:MODEL")
-    if provider in _FACTORIES:
-        return name, getattr(Lang, provider)(model=model)
-    return name, Lang.openai_compatible(preset=provider, model=model)
+    return name, Lang(build_for_route(provider, model))
 
 
 def _is_loopback(host: str) -> bool:

@@ -1,12 +1,14 @@
 """Providers chosen by name, and what their packages know of models.
 
 Each HTTP provider package exports ``API_KEY_ENV_VARS`` and a ``build(model)`` that makes its
-model with every default; this module only knows their names. A package is imported when it
-is looked at, so choosing one never loads the others' wire code. What the packages know of
-their models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
+model with every default; this module only knows their names. A package is imported when it is
+looked at, so choosing one never loads the others' wire code. What the packages know of their
+models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
 ``aiwrapper.modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
 ``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently). Importing a
-package costs little (its transport loads only when a model is built).
+package costs little (its transport loads only when a model is built). A package that also
+serves its wire to clients exports ``FRONTENDS`` (POST path -> front-end); ``frontends()`` finds
+them all for the gateway, which knows no wire by name.
 """
 
 from __future__ import annotations
@@ -17,21 +19,26 @@ import logging
 import os
 import pkgutil
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 from .._contract import Model
+from .._serving import DefaultFrontend, Frontend
 from ..errors import ConfigError
 from ..modelrules import Rule, merged_facts
 
 __all__ = [
     "HTTP_PROVIDERS",
+    "Mounts",
+    "build_for_route",
     "build_named",
     "catalogue_ids",
     "example_models",
     "from_env",
+    "frontends",
+    "mounts_of",
     "rules_for",
 ]
 
@@ -64,6 +71,20 @@ def build_named(name: str, model: str | None = None) -> Model:
     if name not in HTTP_PROVIDERS:
         raise ConfigError(f"AIWRAPPER_PROVIDER={name!r} is not one of {sorted(HTTP_PROVIDERS)}")
     return _package(name).build(model)
+
+
+def build_for_route(name: str, model: str) -> Model:
+    """The model ``model`` of the provider called ``name``, or of the compatible-server preset
+    called ``name`` (``groq``, ``vllm``...), each with its defaults and key.
+
+    Raises:
+        ConfigError: ``name`` is neither, or the key it needs is missing.
+    """
+    if name in HTTP_PROVIDERS:
+        return _package(name).build(model)
+    from .openai import build_compatible
+
+    return build_compatible(model=model, preset=name)
 
 
 def from_env(env: Mapping[str, str] = os.environ) -> Model:
@@ -126,3 +147,39 @@ def catalogue_ids() -> Mapping[str, str]:
     for package in _packages():
         ids.update(getattr(package, "CATALOGUE_IDS", {}))
     return types.MappingProxyType(ids)
+
+
+class Mounts(NamedTuple):
+    """The front-ends the provider packages serve, and the one that speaks for the rest."""
+
+    by_path: dict[str, Frontend]
+    default: DefaultFrontend
+
+
+def frontends() -> Mounts:
+    """The front-ends of every provider package (``FRONTENDS``) and the ``DEFAULT_FRONTEND``.
+
+    Every package is looked at, so a new one serving a wire needs no line anywhere else.
+    """
+    return mounts_of(_packages())
+
+
+def mounts_of(packages: Iterable[object]) -> Mounts:
+    """The front-ends ``packages`` export, each POST path and the default claimed once.
+
+    Raises:
+        ConfigError: Two packages claim one path, or not exactly one exports a default.
+    """
+    by_path: dict[str, Frontend] = {}
+    defaults: list[DefaultFrontend] = []
+    for package in packages:
+        for path, front in getattr(package, "FRONTENDS", {}).items():
+            if path in by_path:
+                raise ConfigError(f"two provider packages serve POST {path}")
+            by_path[path] = front
+        default = getattr(package, "DEFAULT_FRONTEND", None)
+        if default is not None:
+            defaults.append(default)
+    if len(defaults) != 1:
+        raise ConfigError(f"{len(defaults)} provider packages export a DEFAULT_FRONTEND, not 1")
+    return Mounts(by_path, defaults[0])

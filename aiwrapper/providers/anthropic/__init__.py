@@ -1,7 +1,9 @@
 """The Anthropic Messages API.
 
 The package owns the whole wire: request encoding (thinking, tool choice, structured output per
-model family), stream and body decoding with the opaque thinking blocks, and error mapping.
+model family), stream and body decoding with the opaque thinking blocks, and error mapping;
+and the same wire served to clients: ``FRONTENDS`` holds the gateway's ``POST /v1/messages``
+front-end (``_front``, ``_front_stream``).
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
+from ..._serving import Frontend
 from ..._settings import HttpSettings
 from .. import base as shared
 from ._decode import AnthropicStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import wire_id
+from ._front import AnthropicMessages
 from ._provider import DEFAULT_BASE_URL, AnthropicProvider
 from ._rules import EXAMPLE_MODELS, MODEL_RULES
 
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
 DEFAULT_MODEL = "claude-sonnet-4-5"
+# The front-ends this package serves, by the POST path the gateway mounts each at.
+FRONTENDS: dict[str, Frontend] = {"/v1/messages": AnthropicMessages()}
 
 
 class AnthropicSettings(HttpSettings, total=False):
@@ -60,6 +66,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "EXAMPLE_MODELS",
+    "FRONTENDS",
     "MODEL_RULES",
     "SCHEMA_DIALECTS",
     "AnthropicProvider",

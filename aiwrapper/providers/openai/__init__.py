@@ -3,6 +3,8 @@
 The package owns the whole wire: the server profiles and presets, request encoding, stream and
 body decoding, error mapping and the tool-schema dialects (``openai``, ``openai-strict``). Its
 builders also hand out the Responses API (``openai_responses``) where ``api`` asks for it.
+``FRONTENDS`` serves the same wire to clients (the gateway's ``POST /v1/chat/completions``,
+``_front`` and ``_front_stream``), which is also the gateway's ``DEFAULT_FRONTEND``.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
+from ..._serving import DefaultFrontend, Frontend
 from ..._settings import HttpSettings
 from ...errors import ConfigError
 from .. import base as shared
 from ._decode import OpenAIStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
+from ._front import OpenAIChat
 from ._profiles import (
     COMPATIBLE_PROFILE,
     DEFAULT_BASE_URL,
@@ -37,6 +41,9 @@ if TYPE_CHECKING:
 
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_FRONTEND: DefaultFrontend = OpenAIChat()
+# The front-ends this package serves, by the POST path the gateway mounts each at.
+FRONTENDS: dict[str, Frontend] = {"/v1/chat/completions": DEFAULT_FRONTEND}
 
 
 class OpenAISettings(HttpSettings, total=False):
@@ -107,8 +114,10 @@ __all__ = [
     "CATALOGUE_IDS",
     "COMPATIBLE_PROFILE",
     "DEFAULT_BASE_URL",
+    "DEFAULT_FRONTEND",
     "DEFAULT_MODEL",
     "EXAMPLE_MODELS",
+    "FRONTENDS",
     "MODEL_RULES",
     "OPENAI_ENV_VAR",
     "OPENAI_PROFILE",

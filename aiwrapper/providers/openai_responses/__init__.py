@@ -4,21 +4,29 @@
 the same provider and model), ``_decode`` turns SSE events and whole ``response`` bodies into
 neutral events (``_fields`` reads their keys, texts and usage), ``_errors`` reads the errors
 that arrive inside a 200 answer, and ``_provider`` puts them together as a ``Provider``.
+``FRONTENDS`` serves the same wire to clients: the gateway's ``POST /v1/responses``
+(``_front`` reads requests, ``_front_input`` their ``input`` items, ``_front_items`` writes
+output items, ``_front_stream`` the events).
 """
 
 from __future__ import annotations
 
+from ..._serving import Frontend
 from ..openai._profiles import OPENAI_PROFILE
 from ._decode import ResponsesStreamDecoder
 from ._encode import flat_tool
+from ._front import ResponsesAPI
 from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
 
 # The catalogue lists a model the same whichever of the vendor's APIs serves it.
 CATALOGUE_IDS = {NAME: OPENAI_PROFILE.name}
+# The front-ends this package serves, by the POST path the gateway mounts each at.
+FRONTENDS: dict[str, Frontend] = {"/v1/responses": ResponsesAPI()}
 
 __all__ = [
     "API_CHOICES",
     "CATALOGUE_IDS",
+    "FRONTENDS",
     "NAME",
     "Api",
     "ResponsesProvider",

@@ -6,7 +6,7 @@ turns a client echoes back: ``reasoning``, ``function_call`` (keyed by ``call_id
 ``fc_`` item ``id`` means nothing to another backend and is dropped) and
 ``function_call_output``. Consecutive assistant-side items form one assistant turn, in their
 order. Text and calls go through ``message_dicts``, the reader ``chat`` uses; reasoning gets
-its backend state back from ``encrypted_content`` (``_responses_items.py``). An item type
+its backend state back from ``encrypted_content`` (``_front_items.py``). An item type
 this gateway cannot send to every backend (images, stored ``item_reference``s, built-in tool
 calls) is a 400 naming it, never dropped.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._serving import bad_request
-from ..errors import ConfigError
-from ..messages import LangMessage, LangMessages, messages_from_dict
-from ._responses_items import reasoning_part
+from ..._serving import bad_request
+from ...errors import ConfigError
+from ...messages import LangMessage, LangMessages, messages_from_dict
+from ._front_items import reasoning_part
 
 __all__ = ["read_input"]
 

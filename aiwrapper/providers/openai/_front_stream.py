@@ -1,4 +1,4 @@
-"""Run events as Chat Completions ``chat.completion.chunk`` events, for ``openai_chat.py``.
+"""Run events as Chat Completions ``chat.completion.chunk`` events, for ``_front.py``.
 
 The official shape: the role on the first delta, text as ``content`` and reasoning as
 ``reasoning_content`` deltas, a call's first chunk carrying ``id``, ``type``, ``name`` and
@@ -15,14 +15,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .._callstate import call_part, packed_id
-from .._serving import ClientRequest, GatewayError, sse
-from ..messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
-from ..providers.openai._decode import _FINISH
-from ..result import FunctionCall, LangResult
-from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..runevents import ThinkingDelta as ThinkingText
-from .anthropic_stream import kept_block, signature
+from ..._callstate import call_part, packed_id
+from ..._serving import ClientRequest, GatewayError, sse
+from ...messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
+from ...result import FunctionCall, LangResult
+from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ...runevents import ThinkingDelta as ThinkingText
+from ..anthropic._front_stream import kept_block, signature
+from ._decode import _FINISH
 
 __all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
 

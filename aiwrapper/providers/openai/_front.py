@@ -1,11 +1,12 @@
 """The OpenAI Chat Completions front-end: ``POST /v1/chat/completions``, streamed or not.
 
-The reverse of ``providers/openai``: a client's request body is read into the neutral
+The reverse of this package's provider: a client's request body is read into the neutral
 conversation (messages through ``message_dicts``, the same reader ``chat`` uses) and run
 options; the outcome is written back as a ``chat.completion`` body or ``chat.completion.chunk``
 events ending in ``data: [DONE]``. Reasoning travels as ``reasoning_content``; signed thinking
 (an Anthropic backend's) as ``thinking_blocks`` on the assistant message, which a client that
-echoes the message back returns unchanged, so the backend gets its signatures again.
+echoes the message back returns unchanged, so the backend gets its signatures again. This
+wire also speaks for the gateway's own endpoints (``GET /v1/models``, unknown paths).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._serving import (
+from ..._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,
@@ -23,10 +24,10 @@ from .._serving import (
     read_route,
     read_tools,
 )
-from ..errors import ConfigError
-from ..messages import LangMessages, ToolCallPart, messages_from_dict
-from ..result import LangResult
-from .openai_stream import (
+from ...errors import ConfigError
+from ...messages import LangMessages, ToolCallPart, messages_from_dict
+from ...result import LangResult
+from ._front_stream import (
     ChunkEncoder,
     envelope,
     new_id,
@@ -53,7 +54,7 @@ _EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
 
 
 class OpenAIChat:
-    """The Chat Completions wire, as a server speaks it."""
+    """The Chat Completions wire, as a server speaks it (a ``DefaultFrontend``)."""
 
     name = "openai"
     overloaded_status = 503
@@ -100,6 +101,14 @@ class OpenAIChat:
     def error_body(self, error: GatewayError) -> dict[str, Any]:
         """``{"error": {"message", "type", "param", "code"}}``."""
         return openai_error_body(error)
+
+    def model_list(self, owners: Mapping[str, str]) -> dict[str, Any]:
+        """The models list body: each route as a model owned by its provider's name."""
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": owner}
+            for name, owner in owners.items()
+        ]
+        return {"object": "list", "data": data}
 
 
 def openai_error_body(error: GatewayError) -> dict[str, Any]:

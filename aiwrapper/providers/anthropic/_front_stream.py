@@ -1,4 +1,4 @@
-"""Run events as the Anthropic Messages event sequence, for ``anthropic_messages.py``.
+"""Run events as the Anthropic Messages event sequence, for ``_front.py``.
 
 A stream opens with ``message_start``; each run of text, each run of thinking and each tool
 call is a content block (``content_block_start``, its deltas, ``content_block_stop``), opened
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from .._callstate import call_part, packed_id
-from .._serving import GatewayError, sse, turn_parts
-from ..messages import OpaquePart, Part, ThinkingPart
-from ..providers.anthropic import wire_id
-from ..providers.anthropic._decode import _STOP_REASONS
-from ..result import FunctionCall, LangResult
-from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..runevents import ThinkingDelta as ThinkingText
+from ..._callstate import call_part, packed_id
+from ..._serving import GatewayError, sse, turn_parts
+from ...messages import OpaquePart, Part, ThinkingPart
+from ...result import FunctionCall, LangResult
+from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ...runevents import ThinkingDelta as ThinkingText
+from ._decode import _STOP_REASONS
+from ._encode import wire_id
 
 __all__ = ["EventEncoder", "kept_block", "signature", "stop_reason", "usage"]
 

@@ -1,4 +1,4 @@
-"""Run events as the Responses API's streaming events, for ``_responses_api.py``.
+"""Run events as the Responses API's streaming events, for ``_front.py``.
 
 The official sequence: ``response.created`` and ``response.in_progress`` (a snapshot with no
 output and no usage), then each output item: ``response.output_item.added``, its content
@@ -21,13 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, Union
 
-from .._callstate import packed_id
-from .._serving import ClientRequest, GatewayError, sse, turn_parts
-from ..messages import Part, TextPart, ThinkingPart, ToolCallPart
-from ..result import FunctionCall, LangResult
-from ..runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..runevents import ThinkingDelta as ThinkingText
-from ._responses_items import (
+from ..._callstate import packed_id
+from ..._serving import ClientRequest, GatewayError, sse, turn_parts
+from ...messages import Part, TextPart, ThinkingPart, ToolCallPart
+from ...result import FunctionCall, LangResult
+from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ...runevents import ThinkingDelta as ThinkingText
+from ._front_items import (
     Reasoning,
     call_item,
     is_reasoning,

@@ -1,6 +1,6 @@
 """The Anthropic Messages front-end: ``POST /v1/messages``, streamed or not.
 
-The reverse of ``providers/anthropic``: a client's request is read into the neutral
+The reverse of this package's provider: a client's request is read into the neutral
 conversation (content blocks through ``message_dicts``, the reader ``chat`` uses; ``system``,
 ``tools`` and ``tool_choice`` here) and the outcome written back as a ``message`` body or the
 full event sequence (``message_start``, blocks with their deltas, ``message_delta`` with the
@@ -14,8 +14,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from .._callstate import packed_id
-from .._serving import (
+from ..._callstate import packed_id
+from ..._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,
@@ -25,12 +25,12 @@ from .._serving import (
     read_route,
     read_tools,
 )
-from ..errors import ConfigError
-from ..messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
-from ..messages import ToolCallPart as CallPart
-from ..providers.anthropic import wire_id
-from ..result import LangResult
-from .anthropic_stream import EventEncoder, kept_block, signature, stop_reason, usage
+from ...errors import ConfigError
+from ...messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
+from ...messages import ToolCallPart as CallPart
+from ...result import LangResult
+from ._encode import wire_id
+from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
 __all__ = ["AnthropicMessages", "new_message_id"]
 

@@ -1,10 +1,10 @@
 """The OpenAI Responses front-end: ``POST /v1/responses``, streamed or not.
 
 A client's request is read into the neutral conversation (``input`` items in
-``_responses_input.py``, ``instructions`` as the system message) and run options (flat
+``_front_input.py``, ``instructions`` as the system message) and run options (flat
 function tools, ``tool_choice``, ``parallel_tool_calls``, ``max_output_tokens``,
 ``reasoning.effort``, sampling); the outcome goes back as a ``response`` object or its event
-stream (``_responses_stream.py``), errors in OpenAI's shape. The gateway keeps nothing
+stream (``_front_stream.py``), errors in OpenAI's shape. The gateway keeps nothing
 between requests, so what needs stored state is refused with a 400 naming the field:
 ``previous_response_id``, ``conversation``, stored ``prompt`` templates, ``store: true`` (and
 with it retrieval), ``background``; so are what not every backend can do: built-in tools,
@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._serving import (
+from ..._serving import (
     ClientRequest,
     GatewayError,
     bad_request,
@@ -26,12 +26,12 @@ from .._serving import (
     read_route,
     read_tools,
 )
-from ..messages import LangMessage
-from ..result import LangResult
-from ._responses_input import read_input
-from ._responses_items import new_id, output_items, response_object
-from ._responses_stream import ResponseEventEncoder
-from .openai_chat import openai_error_body
+from ...messages import LangMessage
+from ...result import LangResult
+from ..openai._front import openai_error_body
+from ._front_input import read_input
+from ._front_items import new_id, output_items, response_object
+from ._front_stream import ResponseEventEncoder
 
 __all__ = ["ResponsesAPI"]
 
