@@ -23,12 +23,15 @@ if TYPE_CHECKING:
     from .tools import Tool
 
 __all__ = [
+    "NO_OUTPUT_SUPPORT",
     "EventSink",
     "Model",
+    "OutputSupport",
     "Provider",
     "ProviderRequest",
     "StreamDecoder",
     "ToolChoice",
+    "output_support",
     "tool_choice",
 ]
 
@@ -102,12 +105,41 @@ class StreamDecoder(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class OutputSupport:
+    """What a wire offers a run that asks for a typed answer (the ``output_type`` option).
+
+    Attributes:
+        forced_call: The wire can require a tool call, so the fallback's final tool is made
+            required (while thinking is off).
+        native_schemas: Set where native structured output goes only to models known to have
+            it, and only with the schemas it accepts; ``None`` sends it to every model not
+            known to lack it.
+    """
+
+    forced_call: bool = False
+    native_schemas: Callable[[dict[str, Any]], bool] | None = None
+
+
+NO_OUTPUT_SUPPORT = OutputSupport()  # a wire that declares nothing: no forced call
+
+
+def output_support(wire: object) -> OutputSupport:
+    """What a provider or model declares as its ``output_support``, else ``NO_OUTPUT_SUPPORT``.
+
+    Declaring it is optional, so a model written before it (or for a test) keeps working.
+    """
+    declared = getattr(wire, "output_support", None)
+    return declared if isinstance(declared, OutputSupport) else NO_OUTPUT_SUPPORT
+
+
 class Provider(Protocol):
     """A wire format: pure translation between neutral requests/events and HTTP.
 
     A decoder gets the request it decodes the answer to, so whatever it must know of it (the
     declared tool names, say) comes from there. A provider whose decoders need nothing of it
-    may default ``request`` to ``None``.
+    may default ``request`` to ``None``. A provider may also declare ``output_support`` (an
+    ``OutputSupport``: see ``output_support``).
     """
 
     name: str

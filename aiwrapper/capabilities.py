@@ -5,7 +5,7 @@ for a model known to have no tool calling, or thinking for a model known not to 
 ``CapabilityWarning`` (once per process for each provider, model and capability, naming models
 of that provider that can). Thinking is then left out of the request, since such models answer
 it with an error, and so are ``temperature`` and ``top_p`` for a model known to reject them
-(OpenAI's reasoning models, Claude Opus 4.7); tools are still sent and the provider decides.
+(reasoning models that fix their own sampling); tools are still sent and the provider decides.
 A model nobody knows passes silently: new models must work. ``request_cost`` prices one
 request's tokens.
 """
@@ -16,7 +16,7 @@ import dataclasses
 import sys
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .models import CapabilityWarning, ModelInfo, model_info, models_with
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from .tools.nodes import Schema
 
 __all__ = ["check_options", "native_output", "request_cost", "warn_once"]
-
-# Providers whose structured-output mode is used only for models known to have it: every
-# Claude model takes the fallback's forced tool, but only some take output_config.format.
-_NATIVE_WHEN_KNOWN = ("anthropic",)
 
 _NOUNS = {
     "tool_call": "function calling",
@@ -98,11 +94,20 @@ def check_options(
     return options
 
 
-def native_output(provider: str, model: str, schema: Schema, *, has_tools: bool) -> bool:
+def native_output(
+    provider: str,
+    model: str,
+    schema: Schema,
+    *,
+    has_tools: bool,
+    gate: Callable[[Schema], bool] | None = None,
+) -> bool:
     """Whether to ask ``model`` for structured output natively (else through a final tool).
 
     A model known to lack it warns once and gets the fallback; so does a model that cannot
-    combine it with function declarations when tools are sent (Gemini 2.x).
+    combine it with function declarations when tools are sent. With ``gate`` (the wire's
+    ``OutputSupport.native_schemas``), only a model known to have it asks natively, and only
+    for a schema ``gate`` accepts.
     """
     info = model_info(provider, model)
     if info is not None and info.structured_output is False:
@@ -110,11 +115,9 @@ def native_output(provider: str, model: str, schema: Schema, *, has_tools: bool)
         return False
     if has_tools and rules_for(provider, model).get("output_with_tools") is False:
         return False
-    if provider in _NATIVE_WHEN_KNOWN:
-        from .providers.anthropic._output import output_schema_supported
-
+    if gate is not None:
         known = info is not None and info.structured_output is True
-        return known and output_schema_supported(schema)
+        return known and gate(schema)
     return True
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import anyio
 
-from ._contract import EventSink, Model, ProviderRequest, tool_choice
+from ._contract import EventSink, Model, ProviderRequest, output_support, tool_choice
 from .assembler import Assembler
 from .cancellation import ended_by
 from .capabilities import check_options, request_cost
@@ -57,7 +57,9 @@ class Run:
         options = check_options(model.name, model_id, options, offered)
         # What is known of the model prices each request; looked up once, not per request.
         self._model_id, self._info = model_id, model_info(model.name, model_id)
-        self.output = OutputPlan.for_run(model.name, model_id, options, tools, bool(offered))
+        self.output = OutputPlan.for_run(
+            model.name, model_id, options, tools, bool(offered), output_support(model)
+        )
         self.model = model
         self.options = options
         self.tools = tools
@@ -299,7 +301,7 @@ def _check_answered(messages: LangMessages) -> None:
 
 
 def _check_orphans(messages: LangMessages) -> None:
-    """Every tool result must answer a call made earlier: OpenAI and Anthropic refuse others."""
+    """Every tool result must answer a call made earlier: the providers answer others with 400."""
     made: set[str] = set()
     for message in messages:
         if message.role == "assistant":

@@ -3,9 +3,8 @@
 ``OutputPlan`` is the loop's side of ``output_type`` (the schema and the parsing are
 ``aiwrapper.output``'s). It decides once per run how the answer is asked for:
 
-* natively, where the provider has a structured-output mode for the model (the provider module
-  renders ``options.output_type`` in its own field: OpenAI ``response_format``, Gemini
-  ``responseJsonSchema``, Ollama ``format``, Anthropic ``output_config.format``);
+* natively, where the provider has a structured-output mode for the model (the provider
+  package renders ``options.output_type`` in its own request field);
 * otherwise through the ``final_result`` tool, declared beside the user's tools and required
   where the provider can force a call. Its call is the answer: it never appears in
   ``result.function_calls``, and in ``messages`` it becomes the assistant's text (the JSON), so
@@ -21,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from ._contract import OutputSupport
 from .capabilities import native_output
 from .errors import ConfigError, OutputValidationError, ToolArgumentsError
 from .messages import LangMessage, TextPart, ToolCallPart
@@ -30,9 +30,6 @@ from .result import FunctionCall, LangResult
 from .tools import Tool
 
 __all__ = ["OutputPlan"]
-
-# Providers whose wire can require a call (Ollama's cannot, and refuses a forced choice).
-_FORCEABLE = ("openai", "openai-responses", "anthropic", "gemini")
 
 
 class OutputPlan:
@@ -59,18 +56,22 @@ class OutputPlan:
         options: LangOptions,
         tools: Sequence[Tool],
         has_tools: bool,
+        support: OutputSupport,
     ) -> OutputPlan | None:
         """The plan for a run, or None when it asks for plain text.
 
-        ``has_tools`` also counts tool servers, whose tools are listed only once the run starts.
+        ``has_tools`` also counts tool servers, whose tools are listed only once the run starts;
+        ``support`` is what the provider's wire offers.
         """
         spec = output_spec(options.output_type)
         if spec is None:
             return None
         if any(t.name == OUTPUT_TOOL for t in tools):
             raise ConfigError(f"the function name {OUTPUT_TOOL!r} is reserved with output_type")
-        native = native_output(provider, model, spec.schema, has_tools=has_tools)
-        force = provider in _FORCEABLE and not options.thinking
+        native = native_output(
+            provider, model, spec.schema, has_tools=has_tools, gate=support.native_schemas
+        )
+        force = support.forced_call and not options.thinking
         return cls(spec, native=native, retries=options.output_retries or 0, force=force)
 
     def request(

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing_extensions import Unpack
 
 from .. import errors
-from .._contract import EventSink, Provider, ProviderRequest
+from .._contract import EventSink, Provider, ProviderRequest, output_support
 from ..events import Event
 from ..framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from ..http import HttpSettings, HttpTransport
@@ -39,6 +39,7 @@ class HttpModel:
         if provider.framing not in ("sse", "ndjson"):
             raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
         self.name = provider.name
+        self.output_support = output_support(provider)
         self.model = model
         self.provider = provider
         self.transport = transport

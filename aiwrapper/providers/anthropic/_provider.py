@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ... import errors
+from ..._contract import OutputSupport
 from ...events import Event
 from ...models import model_info
 from ...options import LangOptions
@@ -46,7 +47,7 @@ from ._models import (
     encode_tool_choice,
     family_for,
 )
-from ._output import output_format
+from ._output import output_format, output_schema_supported
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider"]
 
@@ -70,6 +71,9 @@ class AnthropicProvider:
 
     name = NAME
     framing: Literal["sse", "ndjson"] = "sse"
+    # Every model takes a forced tool, but only some take output_config.format, and only
+    # for the schemas its grammar can carry.
+    output_support = OutputSupport(forced_call=True, native_schemas=output_schema_supported)
 
     def __init__(
         self,

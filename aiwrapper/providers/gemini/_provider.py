@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..._contract import OutputSupport
 from ...errors import ConfigError, ProviderError
 from ...events import Event
 from ...modelrules import thinking_budget
@@ -102,6 +103,7 @@ class GeminiProvider:
 
     name = PROVIDER
     framing: Literal["sse", "ndjson"] = "sse"
+    output_support = OutputSupport(forced_call=True)  # toolConfig mode ANY forces a call
 
     def __init__(
         self,

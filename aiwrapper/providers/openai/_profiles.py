@@ -58,6 +58,8 @@ class OpenAIProfile:
             None to replay every id verbatim.
         thinking_style: How the ``thinking`` option is sent, or None to leave it out.
         include_usage: Send ``stream_options: {"include_usage": true}`` when streaming.
+        forces_calls: ``tool_choice: "required"`` is relied on to force a typed answer's
+            final tool (only on OpenAI itself; elsewhere the tool is offered, not forced).
     """
 
     name: str
@@ -70,11 +72,14 @@ class OpenAIProfile:
     tool_call_id_style: Literal["mistral9", "openai40"] | None = "openai40"
     thinking_style: ThinkingStyle | None = "reasoning_effort"
     include_usage: bool = True
+    forces_calls: bool = False
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_ENV_VAR = "OPENAI_API_KEY"
-OPENAI_PROFILE = OpenAIProfile("openai", max_tokens_field="max_completion_tokens")
+OPENAI_PROFILE = OpenAIProfile(
+    "openai", max_tokens_field="max_completion_tokens", forces_calls=True
+)
 COMPATIBLE_PROFILE = OpenAIProfile("openai-compatible")
 
 # name -> (default base URL, API-key environment variable or None, profile).

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ... import errors
+from ..._contract import OutputSupport
 from ...events import Event
 from ...output import output_spec
 from ..base import HttpCall, ProviderRequest, merge_extra_body
@@ -62,6 +63,7 @@ class OpenAIProvider:
     ) -> None:
         self.name = profile.name
         self.profile = profile
+        self.output_support = OutputSupport(forced_call=profile.forces_calls)
         self.url = base_url.rstrip("/") + "/chat/completions"
         self._headers = account_headers(api_key, organization, project)
 

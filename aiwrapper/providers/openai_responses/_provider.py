@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ... import errors
-from ..._contract import ProviderRequest
+from ..._contract import OutputSupport, ProviderRequest
 from ...events import Event
 from ...httpcall import HttpCall
 from ..openai._errors import error_from_response
@@ -74,6 +74,7 @@ class ResponsesProvider:
         # Its own name, so that no Chat Completions encoder reads the items this one keeps.
         self.name = NAME if self.openai else f"{profile.name}-responses"
         self.profile = dataclasses.replace(profile, name=self.name)
+        self.output_support = OutputSupport(forced_call=self.openai)
         self.url = base_url.rstrip("/") + "/responses"
         self._headers = account_headers(api_key, organization, project)
 
