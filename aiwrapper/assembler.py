@@ -43,7 +43,8 @@ __all__ = ["Assembler", "new_call_id"]
 
 
 def new_call_id() -> str:
-    """A unique call id for providers that give none (fits OpenAI's and Anthropic's rules)."""
+    """A unique call id for providers that give none (short, of letters, digits and ``_``,
+    which every provider's id rules accept)."""
     return "call_" + uuid.uuid4().hex[:24]
 
 
@@ -247,7 +248,7 @@ class Assembler:
     def whole_open_calls(self) -> list[int]:
         """Open calls, but the newest, whose arguments so far are a whole JSON object.
 
-        On a wire that ends every call only with its turn (OpenAI Chat Completions), such a
+        On a wire that ends every call only with its turn (no event closes a call), such a
         call is complete once a later one has started: a closed JSON object cannot grow.
         """
         *older, _ = self._fragments or (None,)

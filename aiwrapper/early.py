@@ -43,7 +43,7 @@ class EarlyStart:
         """``sink``, folding into ``assembler``, followed by the early start of ready calls.
 
         A call is ready when its end was folded. On wires that end calls only with the turn
-        (OpenAI Chat Completions), an open call is also ended, through ``sink`` like any end,
+        (no event closes a call), an open call is also ended, through ``sink`` like any end,
         once a later call has started and its arguments are a whole JSON object.
         """
 

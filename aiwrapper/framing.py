@@ -153,7 +153,7 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
         named = _named_events(text)
         if named is not None:
             return named
-    # Several one-line ``data: ...`` events (OpenAI, Gemini): then every LF belongs to a
+    # Several one-line ``data: ...`` events (the unnamed shape): then every LF belongs to a
     # "\n\ndata: " separator, which the count proves.
     payloads = text.split("\n\ndata: ")
     if newlines == 2 * len(payloads) - 2 and text[:6] == "data: ":
@@ -164,7 +164,7 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
         if block[:6] == "data: " and "\n" not in block:
             events.append((None, block[6:]))
             continue
-        # Anthropic's shape: ``event: name`` then one ``data: ...`` line.
+        # The named shape: ``event: name`` then one ``data: ...`` line.
         head, _, rest = block.partition("\n")
         if head[:7] == "event: " and rest[:6] == "data: " and "\n" not in rest:
             events.append((head[7:] or None, rest[6:]))
@@ -176,7 +176,7 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
 
 
 def _named_events(text: str) -> list[SSEEvent] | None:
-    """Events all in Anthropic's shape, ``event: name`` then one ``data: ...`` line; else None.
+    """Events all in the named shape, ``event: name`` then one ``data: ...`` line; else None.
 
     The lines then go name, data, blank, name, data, ... : checked with whole-list string
     operations, which cost a fraction of reading each event's lines on its own.

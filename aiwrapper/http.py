@@ -11,7 +11,7 @@ several loops over a transport's life.
 
 Owned clients keep httpx's ``trust_env=True``, as the vendor SDKs do: ``HTTPS_PROXY``,
 ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` apply, so
-the SDK works behind a corporate proxy. A local server (Ollama, vLLM) is proxied too unless
+the SDK works behind a corporate proxy. A local model server is proxied too unless
 ``NO_PROXY`` names it; a user who wants no environment borrows ``httpx.AsyncClient(
 trust_env=False)``. HTTP/2 is not used: one stream per connection over HTTP/1.1 keep-alive.
 """

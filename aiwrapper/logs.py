@@ -22,7 +22,7 @@ __all__ = ["http_log", "log_attempt", "log_tool_call", "log_tool_exception", "ro
 root_log = logging.getLogger("aiwrapper")
 http_log = logging.getLogger("aiwrapper.http")
 tool_log = logging.getLogger("aiwrapper.tools")
-# OpenAI and most compatible servers send x-request-id; Anthropic sends request-id.
+# Most servers send x-request-id; some send request-id.
 _REQUEST_ID_HEADERS = ("x-request-id", "request-id")
 
 

@@ -29,7 +29,7 @@ __all__ = ["MCPTool", "ToolOptions", "make_tools", "to_content"]
 
 Caller = Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_MAX_NAME = 64  # OpenAI's limit, the strictest of the providers
+_MAX_NAME = 64  # the strictest provider's limit on a function name, 64 characters
 
 
 @dataclass(frozen=True, slots=True)
