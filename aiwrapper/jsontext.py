@@ -18,6 +18,11 @@ def _refuse(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
 
+# ``json.loads`` with any keyword builds a new decoder (and its scanner) on every call; each
+# streamed call's arguments are parsed a few times, so the decoder is built once.
+_STANDARD = json.JSONDecoder(parse_constant=_refuse)
+
+
 def loads_standard(text: str | bytes) -> Any:
     """Parse standard JSON only.
 
@@ -25,6 +30,9 @@ def loads_standard(text: str | bytes) -> Any:
         ValueError: The text is not JSON, holds NaN or an infinity, or nests too deeply.
     """
     try:
+        if isinstance(text, str) and not text.startswith("\ufeff"):
+            return _STANDARD.decode(text)
+        # Bytes (their encoding detected) and a leading BOM (refused) as json.loads does.
         return json.loads(text, parse_constant=_refuse)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc
