@@ -76,10 +76,9 @@ def _user_stacklevel() -> int:
 
 
 def check_options(
-    provider: str, model: str, options: LangOptions, tools: Sequence[object]
+    info: ModelInfo | None, options: LangOptions, tools: Sequence[object]
 ) -> LangOptions:
-    """The options to send to ``model``, after warning about what it is known to lack."""
-    info = model_info(provider, model)
+    """The options to send to the model ``info`` describes, after warning about what it lacks."""
     if info is None:
         return options
     if tools and info.tool_call is False:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
+from ._modelfacts import ModelFacts
 from .loop import Run
 from .messages import LangMessage, LangMessages
 from .options import EventCallback, OptionsLike, merge_options
@@ -59,6 +60,7 @@ class Lang:
         self._sync = LoopThread()
         # Plain functions passed in ``functions`` are wrapped once, not on every call.
         self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
+        self._facts = ModelFacts()  # model_info of the models asked, kept across runs
 
     # The factories: each hands its keywords to its provider package's builder. Every HTTP
     # factory also takes ``timeout``, ``max_retries``, ``http_client``, ``max_connections``,
@@ -361,7 +363,7 @@ class Lang:
             conversation = LangMessages(prompt)
             users = [m for m in conversation if m.role == "user"]
             result = LangResult(users[-1].content if users else "", conversation)
-        return Run(self.model, merged, tools, result, sources=sources)
+        return Run(self.model, merged, tools, result, sources=sources, facts=self._facts)
 
     def _wrap(self, function: Any) -> Any:
         """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""

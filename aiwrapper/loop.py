@@ -16,6 +16,7 @@ from dataclasses import replace
 import anyio
 
 from ._contract import EventSink, Model, ProviderRequest, output_support, tool_choice
+from ._modelfacts import ModelFacts
 from .assembler import Assembler
 from .cancellation import ended_by
 from .capabilities import check_options, request_cost
@@ -24,7 +25,6 @@ from .errors import AIWrapperError, ConfigError, MaxIterationsError, RunTimeoutE
 from .events import Event
 from .execution import CallExecutor
 from .messages import LangMessage, LangMessages
-from .models import model_info
 from .options import LangOptions
 from .result import FunctionCall, LangResult
 from .structured import OutputPlan
@@ -46,6 +46,7 @@ class Run:
         result: LangResult,
         *,
         sources: Sequence[ToolSource] = (),
+        facts: ModelFacts | None = None,
     ) -> None:
         if not sources:  # with sources, checked once their tools are known
             _check_config(tools, options)
@@ -54,9 +55,10 @@ class Run:
         _check_answered(result.messages)
         _check_orphans(result.messages)
         model_id, offered = options.model or model.model, [*tools, *sources]
-        options = check_options(model.name, model_id, options, offered)
-        # What is known of the model prices each request; looked up once, not per request.
-        self._model_id, self._info = model_id, model_info(model.name, model_id)
+        # What is known of the model checks the options and prices each request.
+        self._facts = facts or ModelFacts()
+        self._model_id, self._info = model_id, self._facts.info(model.name, model_id)
+        options = check_options(self._info, options, offered)
         self.output = OutputPlan.for_run(
             model.name, model_id, options, tools, bool(offered), output_support(model)
         )
@@ -179,7 +181,7 @@ class Run:
         result.iterations += 1
         info = self._info
         if request.model != self._model_id:  # the output plan may name another model
-            info = model_info(self.model.name, request.model)
+            info = self._facts.info(self.model.name, request.model)
         assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason

@@ -56,6 +56,7 @@ class _Registry:
     def __init__(self) -> None:
         self.entries: dict[tuple[str, str], dict[str, Any]] = {}
         self.lock = threading.Lock()
+        self.changes = 0  # counted by register_model: answers kept elsewhere compare it
 
 
 _REGISTRY = _Registry()
@@ -137,6 +138,7 @@ def register_model(provider: str, model: str, **facts: Any) -> ModelInfo:
         raise TypeError(f"unknown ModelInfo fields {unknown}; valid: {', '.join(_FIELDS)}")
     with _REGISTRY.lock:
         _REGISTRY.entries.setdefault((provider, model), {}).update(facts)
+        _REGISTRY.changes += 1
     info = model_info(provider, model)
     assert info is not None  # just registered
     return info
