@@ -15,7 +15,14 @@ import httpx
 
 from . import errors
 
-__all__ = ["BodyChunks", "body_error", "close_response", "read_body", "read_error_body"]
+__all__ = [
+    "BodyChunks",
+    "body_error",
+    "close_response",
+    "read_body",
+    "read_error_body",
+    "release",
+]
 
 
 class BodyChunks:
@@ -77,15 +84,24 @@ class BodyChunks:
                     pass
 
 
+async def release(response: httpx.Response, chunks: BodyChunks) -> None:
+    """Close ``response`` and end ``chunks``, even from a cancelled scope."""
+    if chunks._done and response.is_closed:
+        # Read to its end: httpx closed the response itself and nothing is left to await,
+        # so the shielded scope (a few microseconds on every request) is not needed.
+        return
+    with anyio.CancelScope(shield=True):
+        await response.aclose()
+        await chunks.finish()
+
+
 async def read_body(response: httpx.Response, where: str, max_bytes: int) -> bytes:
     """The whole body of ``response`` (at most ``max_bytes``); the response is closed."""
     chunks = BodyChunks(response, where, max_bytes)
     try:
         return b"".join([chunk async for chunk in chunks])
     finally:
-        with anyio.CancelScope(shield=True):
-            await response.aclose()
-            await chunks.finish()
+        await release(response, chunks)
 
 
 async def read_error_body(response: httpx.Response, where: str, limit: int) -> bytes:
@@ -106,9 +122,7 @@ async def read_error_body(response: httpx.Response, where: str, limit: int) -> b
     except errors.AIWrapperError:
         parts, size = [], 0
     finally:
-        with anyio.CancelScope(shield=True):
-            await response.aclose()
-            await chunks.finish()
+        await release(response, chunks)
     body = b"".join(parts)
     if size > limit:
         body = body[:limit] + b"... [error body truncated at %d bytes]" % limit

@@ -38,7 +38,7 @@ from anyio import sleep
 
 from . import errors
 from ._settings import HttpSettings
-from .bodies import BodyChunks, read_body, read_error_body
+from .bodies import BodyChunks, read_body, read_error_body, release
 from .httpcall import HttpCall, retry_after_seconds
 from .logs import log_attempt
 from .sizelimits import SizeLimits
@@ -165,9 +165,7 @@ class HttpTransport:
         try:
             yield chunks
         finally:
-            with anyio.CancelScope(shield=True):
-                await response.aclose()
-                await chunks.finish()
+            await release(response, chunks)
 
     async def aclose(self) -> None:
         """Close the owned client of the current event loop; forget those of other loops.
