@@ -2,9 +2,9 @@
 
 ``python -m aiwrapper --help`` lists the commands (``ask``, ``doctor``, ``serve``; ``cli.py``).
 
-With an API key in the environment (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
-``GEMINI_API_KEY``; or ``AIWRAPPER_PROVIDER=ollama``) it talks to that provider; without one
-it runs on the offline model, which calls each tool once and sums up the results.
+With a provider's API key in the environment, or ``AIWRAPPER_PROVIDER`` naming one, it talks
+to that provider (``Lang.from_env`` picks it); without either it runs on the offline model,
+which calls each tool once and sums up the results.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from .errors import AIWrapperError, ConfigError
 from .lang import Lang
 from .providers._doctor import diagnose
-from .providers._registry import HTTP_PROVIDERS, build_named
+from .providers._registry import HTTP_PROVIDERS, build_for_route, build_named
 from .runevents import TextDelta
 from .tools import to_tool
 
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument(
         "--provider",
-        help="openai, anthropic, gemini, ollama, offline or an OpenAI-compatible preset "
+        help=f"{', '.join(HTTP_PROVIDERS)}, offline or a compatible server's preset "
         "(default: the first provider whose key is set, else offline)",
     )
     ask.add_argument("--model", help="the model (default: the provider's usual one)")
@@ -60,7 +60,7 @@ def _lang(provider: str | None, model: str | None) -> Lang:
         return Lang(build_named(provider, model))
     if model is None:
         raise ConfigError(f"--provider {provider} needs --model")
-    return Lang.openai_compatible(preset=provider, model=model)
+    return Lang(build_for_route(provider, model))
 
 
 def run_ask(args: argparse.Namespace) -> int:

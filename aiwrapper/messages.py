@@ -2,8 +2,9 @@
 
 Pure data shared by every provider. A message is a role and an ordered list of parts (text,
 thinking, tool calls, opaque blocks), which live on the floor below (``_parts``) and are
-exported here too. OpenAI- and Anthropic-shaped dicts are read by ``message_dicts`` into
-fields, from which messages are built here.
+exported here too. Message dicts (a ``role``; ``content`` as text, text parts or content
+blocks; ``tool_calls``) are read by ``message_dicts`` into fields, from which messages are
+built here.
 """
 
 from __future__ import annotations
@@ -118,11 +119,11 @@ class LangMessage:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LangMessage:
-        """Build a message from an OpenAI- or Anthropic-shaped dict (``role``, ``content``...).
+        """Build a message from a message dict (``role``, ``content``...: see ``message_dicts``).
 
         Raises:
-            ConfigError: The dict cannot be read, or holds several messages (an Anthropic
-                user turn of ``tool_result`` blocks: give it to ``LangMessages`` instead).
+            ConfigError: The dict cannot be read, or holds several messages (a user turn of
+                ``tool_result`` blocks: give it to ``LangMessages`` instead).
         """
         messages = messages_from_dict(data)
         if len(messages) != 1:
@@ -133,7 +134,9 @@ class LangMessage:
         return messages[0]
 
     def to_dict(self) -> dict[str, Any]:
-        """This message as an OpenAI-shaped dict (opaque provider state is left out)."""
+        """This message as a dict of ``role``, ``content`` and ``tool_calls`` (function calls
+        with JSON ``arguments``), which ``from_dict`` reads back; opaque provider state is left
+        out."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.thinking:
             out["thinking"] = self.thinking
@@ -170,7 +173,7 @@ MessageLike = Union[LangMessage, Mapping[str, Any]]
 
 
 class LangMessages(list[LangMessage]):
-    """The conversation as a list of ``LangMessage``; OpenAI and Anthropic dicts are read too.
+    """The conversation as a list of ``LangMessage``; message dicts are read too.
 
     The ``add_*`` helpers append and return the list itself, so calls chain::
 
@@ -186,7 +189,7 @@ class LangMessages(list[LangMessage]):
         super().__init__(m for given in messages for m in _to_messages(given))
 
     def add(self, message: MessageLike) -> LangMessages:
-        """Append a message (a ``LangMessage``, or an OpenAI- or Anthropic-shaped dict)."""
+        """Append a message (a ``LangMessage``, or a message dict ``from_dict`` reads)."""
         self.extend(_to_messages(message))
         return self
 
@@ -215,7 +218,7 @@ class LangMessages(list[LangMessage]):
         return self.add(LangMessage.tool_result(call, content, is_error=is_error))
 
     def to_dicts(self) -> list[dict[str, Any]]:
-        """The conversation as OpenAI-shaped dicts."""
+        """The conversation as dicts (``LangMessage.to_dict``)."""
         return [m.to_dict() for m in self]
 
     def with_thinking_as_text(self) -> LangMessages:
@@ -261,7 +264,7 @@ def _to_messages(message: MessageLike) -> list[LangMessage]:
 
 
 def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
-    """The messages one OpenAI- or Anthropic-shaped dict holds (several for a turn of results).
+    """The messages one message dict holds (several for a user turn of tool results).
 
     Raises:
         ConfigError: The dict cannot be read (see ``message_dicts``).

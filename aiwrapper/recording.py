@@ -4,7 +4,7 @@
 and writes each exchange to ``path`` (JSON) with keys and auth headers redacted; with
 ``record=False`` the same client answers from the file, offline, in order, and a request that
 no longer matches its recording fails with :class:`ReplayMismatchError` naming what changed.
-Pass the client to any factory (``Lang.openai(http_client=...)``). Streamed bodies are
+Pass the client to any ``Lang`` factory as ``http_client``. Streamed bodies are
 recorded whole and replayed as one chunk: the decoders see the same bytes.
 """
 
@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
+
+from .providers._registry import header_prefixes
 
 __all__ = ["ReplayMismatchError", "cassette"]
 
@@ -54,7 +56,7 @@ def _request_record(request: httpx.Request) -> dict[str, Any]:
     headers = {
         k: REDACTED if k in _SECRET_HEADERS else v
         for k, v in request.headers.items()
-        if k in _SECRET_HEADERS or k.startswith(("anthropic-", "openai-", "x-goog-"))
+        if k in _SECRET_HEADERS or k.startswith(header_prefixes())
     }
     return {
         "method": request.method,

@@ -12,7 +12,7 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from aiwrapper import Lang, tool
+from aiwrapper import Lang, recording, tool
 from aiwrapper.testing import ReplayMismatchError, cassette
 
 KEY = "sk-local-0123456789abcdef"
@@ -132,3 +132,20 @@ def test_a_request_beyond_the_recording_fails_clearly(server: str, tmp_path: Pat
     _run(server, client)
     with pytest.raises(ReplayMismatchError, match=r"request #3 \(POST .*\) was not recorded"):
         _run(server, client)
+
+
+def test_a_recorded_request_keeps_the_providers_own_headers_and_redacts_the_secret_ones() -> None:
+    headers = {
+        "anthropic-version": "2023-06-01",
+        "OpenAI-Project": "proj",
+        "x-goog-user-project": "gcp",
+        "x-api-key": "secret",
+        "user-agent": "test",
+    }
+    request = httpx.Request("POST", "https://wire.test/v1/chat", headers=headers, json={})
+    assert recording._request_record(request)["headers"] == {
+        "anthropic-version": "2023-06-01",
+        "openai-project": "proj",
+        "x-goog-user-project": "gcp",
+        "x-api-key": "REDACTED",
+    }

@@ -5,7 +5,8 @@ model with every default; this module only knows their names. A package is impor
 looked at, so choosing one never loads the others' wire code. What the packages know of their
 models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
 ``aiwrapper.modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
-``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently). Importing a
+``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently), and the
+prefixes of their own request headers (``HEADER_PREFIXES``). Importing a
 package costs little (its transport loads only when a model is built). A package that also
 serves its wire to clients exports ``FRONTENDS`` (POST path -> front-end); ``frontends()`` finds
 them all for the gateway, which knows no wire by name.
@@ -38,6 +39,7 @@ __all__ = [
     "example_models",
     "from_env",
     "frontends",
+    "header_prefixes",
     "mounts_of",
     "rules_for",
 ]
@@ -116,9 +118,14 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.{name}")
 
 
+def _exported(attribute: str) -> list[Any]:
+    """The value of ``attribute`` in every package that exports it."""
+    return [getattr(package, attribute) for package in _packages() if hasattr(package, attribute)]
+
+
 @functools.cache
 def _model_rules() -> tuple[Rule, ...]:
-    return tuple(row for package in _packages() for row in getattr(package, "MODEL_RULES", ()))
+    return tuple(row for rows in _exported("MODEL_RULES") for row in rows)
 
 
 @functools.lru_cache(maxsize=512)
@@ -133,20 +140,26 @@ def rules_for(provider: str, model: str) -> Mapping[str, Any]:
 
 def example_models(provider: str) -> tuple[str, ...]:
     """Current models of ``provider`` that the packages name, newest first (else none)."""
-    for package in _packages():
-        examples: Mapping[str, tuple[str, ...]] = getattr(package, "EXAMPLE_MODELS", {})
-        if provider in examples:
-            return examples[provider]
-    return ()
+    examples: list[Mapping[str, tuple[str, ...]]] = _exported("EXAMPLE_MODELS")
+    return next((named[provider] for named in examples if provider in named), ())
 
 
 @functools.cache
 def catalogue_ids() -> Mapping[str, str]:
     """Provider names that the models.dev catalogue lists under another id, with that id."""
     ids: dict[str, str] = {}
-    for package in _packages():
-        ids.update(getattr(package, "CATALOGUE_IDS", {}))
+    for named in _exported("CATALOGUE_IDS"):
+        ids.update(named)
     return types.MappingProxyType(ids)
+
+
+@functools.cache
+def header_prefixes() -> tuple[str, ...]:
+    """Prefixes of the request headers the packages call their own (``HEADER_PREFIXES``).
+
+    A cassette records these beside the redacted secret ones: they change what a server does.
+    """
+    return tuple(prefix for prefixes in _exported("HEADER_PREFIXES") for prefix in prefixes)
 
 
 class Mounts(NamedTuple):

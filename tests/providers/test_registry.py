@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from aiwrapper.modelrules import ids, merged_facts, rule
-from aiwrapper.providers._registry import catalogue_ids, example_models, rules_for
+from aiwrapper.providers._registry import (
+    catalogue_ids,
+    example_models,
+    header_prefixes,
+    rules_for,
+)
 
 
 def test_each_packages_rows_are_found_by_their_providers_name() -> None:
@@ -42,3 +47,7 @@ def test_later_rows_refine_earlier_ones_of_the_same_provider_only() -> None:
     assert merged_facts(rows, "p", "m-1") == {"tool_call": True, "reasoning": False}
     assert merged_facts(rows, "p", "M-2") == {"tool_call": True, "reasoning": True}
     assert merged_facts(rows, "p", "x-2") == {}
+
+
+def test_header_prefixes_are_gathered_from_every_package() -> None:
+    assert sorted(header_prefixes()) == ["anthropic-", "openai-", "x-goog-"]

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
 DEFAULT_MODEL = "claude-sonnet-4-5"
+HEADER_PREFIXES = ("anthropic-",)  # anthropic-version, anthropic-beta
 # The front-ends this package serves, by the POST path the gateway mounts each at.
 FRONTENDS: dict[str, Frontend] = {"/v1/messages": AnthropicMessages()}
 
@@ -67,6 +68,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "EXAMPLE_MODELS",
     "FRONTENDS",
+    "HEADER_PREFIXES",
     "MODEL_RULES",
     "SCHEMA_DIALECTS",
     "AnthropicProvider",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.
 API_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 DEFAULT_MODEL = "gemini-2.5-flash"
+HEADER_PREFIXES = ("x-goog-",)  # Google's own headers (the key's is redacted)
 
 
 class GeminiSettings(HttpSettings, total=False):
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "EXAMPLE_MODELS",
+    "HEADER_PREFIXES",
     "MODEL_RULES",
     "SCHEMA_DIALECTS",
     "GeminiProvider",

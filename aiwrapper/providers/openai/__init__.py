@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
+HEADER_PREFIXES = ("openai-",)  # OpenAI-Organization, OpenAI-Project
 DEFAULT_FRONTEND: DefaultFrontend = OpenAIChat()
 # The front-ends this package serves, by the POST path the gateway mounts each at.
 FRONTENDS: dict[str, Frontend] = {"/v1/chat/completions": DEFAULT_FRONTEND}
@@ -118,6 +119,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "EXAMPLE_MODELS",
     "FRONTENDS",
+    "HEADER_PREFIXES",
     "MODEL_RULES",
     "OPENAI_ENV_VAR",
     "OPENAI_PROFILE",
