@@ -13,8 +13,8 @@ import httpx
 import wire
 
 from aiwrapper import Lang, LangMessage, tool
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.options import merge_options
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.tools import to_tools
 
 __all__ = ["LOOP_ASYNC_TOOLS", "LOOP_SYNC_TOOLS", "STREAM_TOOLS", "lang_for", "model_send"]

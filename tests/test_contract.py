@@ -9,6 +9,8 @@ from aiwrapper._contract import ProviderRequest, ToolChoice, tool_choice
 from aiwrapper.messages import LangMessage
 from aiwrapper.options import LangOptions
 
+from .importgraph import PACKAGE, import_graph, reachable
+
 
 @tool
 def get_weather(city: str) -> str:
@@ -65,3 +67,15 @@ def test_a_request_with_tool_choice_none_names_no_callable_tool() -> None:
     request = _request("none")
     assert request.tool_names == ()
     assert [t.name for t in request.tools] == ["get_weather", "get_time"]  # still declared
+
+
+def test_the_contract_reaches_no_provider_module() -> None:
+    graph = import_graph(PACKAGE)
+    providers = {m for m in reachable(graph, "aiwrapper._contract") if ".providers" in m}
+    assert providers == set()
+
+
+def test_the_loop_imports_no_provider_module() -> None:
+    imported = import_graph(PACKAGE)["aiwrapper.loop"]
+    assert "aiwrapper._contract" in imported
+    assert [m for m in imported if m.startswith("aiwrapper.providers")] == []

@@ -11,16 +11,13 @@ import httpx
 import pytest
 
 from aiwrapper import errors
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.events import Event, FinishEvent, TextDelta
 from aiwrapper.http import HttpTransport
+from aiwrapper.httpcall import HttpCall
 from aiwrapper.messages import LangMessage, TextPart
 from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import (
-    HttpCall,
-    ProviderRequest,
-    error_class_for_status,
-    make_error,
-)
+from aiwrapper.providers.base import error_class_for_status, make_error
 from aiwrapper.providers.http_model import HttpModel
 
 pytestmark = pytest.mark.anyio

@@ -28,7 +28,8 @@ from aiwrapper import errors
 from aiwrapper import http as http_module
 from aiwrapper.framing import SSEDecoder, SSEEvent
 from aiwrapper.http import HttpTransport
-from aiwrapper.providers.base import HttpCall, error_class_for_status, make_error
+from aiwrapper.httpcall import HttpCall
+from aiwrapper.providers.base import error_class_for_status, make_error
 
 pytestmark = pytest.mark.anyio
 

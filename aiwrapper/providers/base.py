@@ -1,7 +1,7 @@
 """The small helpers every provider module shares: error builders, result text, body merging.
 
 The provider interface itself (``ProviderRequest``, ``Provider``, ``Model``...) is the
-contract in ``aiwrapper._contract``; its names are imported here for the provider modules.
+contract in ``aiwrapper._contract``, which every provider module imports from there.
 """
 
 from __future__ import annotations
@@ -12,16 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import errors
-from .._contract import (
-    EventSink,
-    Model,
-    Provider,
-    ProviderRequest,
-    StreamDecoder,
-    ToolChoice,
-    tool_choice,
-)
-from ..httpcall import HttpCall, retry_after_seconds
+from .._contract import Provider, ToolChoice
+from ..httpcall import retry_after_seconds
 from ..messages import ImagePart, LangMessage
 
 if TYPE_CHECKING:
@@ -32,13 +24,6 @@ if TYPE_CHECKING:
     from .http_model import HttpModel
 
 __all__ = [
-    "EventSink",
-    "HttpCall",
-    "Model",
-    "Provider",
-    "ProviderRequest",
-    "StreamDecoder",
-    "ToolChoice",
     "api_key",
     "connect",
     "error_class_for_status",
@@ -49,10 +34,8 @@ __all__ = [
     "parse_json_body",
     "refuse_unenforceable",
     "result_text",
-    "retry_after_seconds",
     "sampling_fields",
     "stop_sequences",
-    "tool_choice",
 ]
 
 

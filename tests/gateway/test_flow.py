@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
+from aiwrapper._contract import EventSink, ProviderRequest
 from aiwrapper.events import FinishEvent, TextDelta
 from aiwrapper.gateway import Gateway
-from aiwrapper.providers.base import EventSink, ProviderRequest
 
 from .harness import served
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.errors import ConfigError
 from aiwrapper.messages import (
     LangMessage,
@@ -18,7 +19,6 @@ from aiwrapper.messages import (
 from aiwrapper.options import merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
 from aiwrapper.providers.anthropic._models import family_for
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.result import FunctionCall
 
 WEATHER_SCHEMA = {

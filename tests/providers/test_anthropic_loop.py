@@ -10,13 +10,13 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, tool
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.errors import ConfigError
 from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import LangMessage, TextPart, ToolCallPart
 from aiwrapper.options import merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.result import FunctionCall
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "anthropic"

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -25,7 +26,6 @@ from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
 from aiwrapper.options import LangOptions, merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider
 from aiwrapper.providers.openai import OpenAIProvider

@@ -9,9 +9,10 @@ from typing import Annotated, Any, Literal
 import pytest
 
 from aiwrapper import Param, errors
+from aiwrapper._contract import ProviderRequest
+from aiwrapper.httpcall import HttpCall
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
 from aiwrapper.options import LangOptions, merge_options
-from aiwrapper.providers.base import HttpCall, ProviderRequest
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gemini"

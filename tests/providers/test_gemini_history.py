@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, errors, tool
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.messages import LangMessage, ProviderState, TextPart, ToolCallPart
 from aiwrapper.options import merge_options
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
 from aiwrapper.result import FunctionCall
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -23,7 +24,6 @@ from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
 from aiwrapper.options import LangOptions
 from aiwrapper.providers.anthropic import AnthropicProvider
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider
 from aiwrapper.providers.openai import OpenAIProvider

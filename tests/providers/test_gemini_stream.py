@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import errors
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.events import (
     Event,
     FinishEvent,
@@ -37,7 +38,6 @@ from aiwrapper.messages import (
     ToolCallPart,
 )
 from aiwrapper.options import LangOptions, merge_options
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.gemini import GeminiProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gemini"

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, LangResult, errors, tool
+from aiwrapper._contract import Provider, ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -34,7 +35,6 @@ from aiwrapper.messages import (
     ToolCallPart,
 )
 from aiwrapper.options import merge_options
-from aiwrapper.providers.base import Provider, ProviderRequest
 from aiwrapper.providers.ollama import OllamaProvider, default_base_url
 from aiwrapper.providers.ollama._content import calls_from_text
 from aiwrapper.result import FunctionCall

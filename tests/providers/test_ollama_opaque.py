@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -20,7 +21,6 @@ from aiwrapper.events import (
 from aiwrapper.framing import NDJSONDecoder
 from aiwrapper.messages import LangMessage, ProviderState
 from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.ollama import OllamaProvider
 from aiwrapper.providers.openai import OpenAIProvider
 

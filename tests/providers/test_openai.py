@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import errors
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.messages import (
     LangMessage,
     OpaquePart,
@@ -17,7 +18,6 @@ from aiwrapper.messages import (
     ToolCallPart,
 )
 from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.openai import (
     COMPATIBLE_PROFILE,
     OPENAI_PROFILE,

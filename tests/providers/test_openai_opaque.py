@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -21,7 +22,6 @@ from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
 from aiwrapper.options import LangOptions
 from aiwrapper.providers.anthropic import AnthropicProvider
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

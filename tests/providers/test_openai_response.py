@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import errors
+from aiwrapper._contract import ProviderRequest
 from aiwrapper.assembler import Assembler
 from aiwrapper.events import (
     Event,
@@ -23,7 +24,6 @@ from aiwrapper.events import (
 from aiwrapper.framing import SSEDecoder
 from aiwrapper.messages import JSONValue, LangMessage
 from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import ProviderRequest
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

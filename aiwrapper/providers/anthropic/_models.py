@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ... import errors
+from ..._contract import tool_choice
 from ...modelrules import EFFORTS, thinking_budget, thinking_effort
-from ..base import stop_sequences, tool_choice
+from ..base import stop_sequences
 from ._decode import NAME
 from ._rules import rules_for
 

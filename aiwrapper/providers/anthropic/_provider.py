@@ -31,12 +31,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ... import errors
-from ..._contract import OutputSupport
+from ..._contract import OutputSupport, ProviderRequest
 from ...events import Event
+from ...httpcall import HttpCall
 from ...models import model_info
 from ...options import LangOptions
 from ...output import output_spec
-from ..base import HttpCall, ProviderRequest, merge_extra_body
+from ..base import merge_extra_body
 from ._decode import NAME, AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids
 from ._errors import error_from_response

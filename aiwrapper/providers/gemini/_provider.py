@@ -18,19 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._contract import OutputSupport
+from ..._contract import OutputSupport, ProviderRequest, tool_choice
 from ...errors import ConfigError, ProviderError
 from ...events import Event
+from ...httpcall import HttpCall
 from ...modelrules import thinking_budget
 from ...output import output_spec
-from ..base import (
-    HttpCall,
-    ProviderRequest,
-    merge_extra_body,
-    refuse_unenforceable,
-    sampling_fields,
-    tool_choice,
-)
+from ..base import merge_extra_body, refuse_unenforceable, sampling_fields
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import PROVIDER, encode_contents, encode_system

@@ -9,17 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from ... import errors
+from ..._contract import ProviderRequest
 from ...messages import LangMessage, ThinkingPart, ToolCallPart
 from ...modelrules import thinking_effort
 from ...options import LangOptions
 from ...result import FunctionCall
-from ..base import (
-    ProviderRequest,
-    error_result_text,
-    refuse_unenforceable,
-    result_text,
-    sampling_fields,
-)
+from ..base import error_result_text, refuse_unenforceable, result_text, sampling_fields
 from ._content import unread_fields
 from ._defaults import NAME
 

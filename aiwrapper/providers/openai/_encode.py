@@ -13,15 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ... import errors
+from ..._contract import ToolChoice, tool_choice
 from ...messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
 from ...output import OutputSpec
-from ..base import (
-    ToolChoice,
-    error_result_text,
-    refuse_unenforceable,
-    result_text,
-    tool_choice,
-)
+from ..base import error_result_text, refuse_unenforceable, result_text
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:

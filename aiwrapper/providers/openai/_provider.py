@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ... import errors
-from ..._contract import OutputSupport
+from ..._contract import OutputSupport, ProviderRequest
 from ...events import Event
+from ...httpcall import HttpCall
 from ...output import output_spec
-from ..base import HttpCall, ProviderRequest, merge_extra_body
+from ..base import merge_extra_body
 from ._decode import OpenAIStreamDecoder, decode_body
 from ._encode import encode_messages, encode_response_format, encode_sampling, encode_tools
 from ._errors import error_from_response

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Union
 
+from ..._contract import EventSink, ProviderRequest
 from ...errors import ConfigError
 from ...events import (
     Event,
@@ -30,7 +31,6 @@ from ...options import LangOptions
 from ...output import output_spec
 from ...tools import Tool, sample_arguments
 from ...tools.guess import arguments_from_prompt
-from ..base import EventSink, ProviderRequest
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
 
