@@ -40,7 +40,11 @@ def serialize_result(value: Any) -> str:
     """
     if isinstance(value, str):
         return value
-    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT(to_jsonable(value))
+
+
+# ``json.dumps`` with options builds an encoder per call; every tool result is written here.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def to_jsonable(value: Any) -> Any:

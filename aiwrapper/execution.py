@@ -60,6 +60,9 @@ class _CallbackError(Exception):
     """``on_result`` or ``approve`` raised: the user's bug, which ends the run (its cause)."""
 
 
+_DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
+
+
 @dataclass(slots=True)
 class _Repeat:
     signature: tuple[str, str] | None = None
@@ -87,7 +90,7 @@ class CallExecutor:
         self.repeats: dict[int, bool] = {}
         self.outcomes: dict[int, ToolOutcome] = {}
         self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
-        self.result_chars = (options.limits or SizeLimits()).tool_result_chars
+        self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
 
     @property
@@ -407,8 +410,12 @@ def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:
     return lambda tool: True
 
 
+# ``json.dumps`` with options builds an encoder per call; every call of a run is signed once.
+_SIGN = json.JSONEncoder(sort_keys=True, default=str).encode
+
+
 def _signature(call: FunctionCall) -> tuple[str, str]:
-    return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
+    return call.name, _SIGN(call.arguments)
 
 
 async def _maybe_await(value: Any) -> Any:

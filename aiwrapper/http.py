@@ -399,17 +399,23 @@ def _check_header_values(headers: Mapping[str, str]) -> None:
             )
 
 
+# Built once: ``json.dumps`` with options builds a new encoder for every request body.
+_STRICT_COMPACT = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
 def _json_bytes(body: object) -> bytes:
     """The compact UTF-8 JSON of a request body."""
     try:
         try:
             # NaN and infinities are not JSON, and servers refuse a body holding them.
-            text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            text = _STRICT_COMPACT(body)
         except ValueError:
             # One came from the wire (a provider's opaque block replayed) or from extra_body:
             # sent as null, the rest of the conversation intact.
             body = _finite(body)
-            text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            text = _STRICT_COMPACT(body)
     except (TypeError, ValueError, RecursionError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
     try:
