@@ -22,8 +22,9 @@ from .providers._registry import header_prefixes
 __all__ = ["ReplayMismatchError", "cassette"]
 
 REDACTED = "REDACTED"
-# Headers and query parameters that carry credentials on the supported wires.
-_SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
+# Headers and query parameters that carry credentials on the supported wires: besides these
+# headers, every one named for an API key (``api-key``, ``x-api-key``, ``x-...-api-key``).
+_SECRET_HEADERS = {"authorization", "cookie"}
 _SECRET_PARAMS = {"key", "api_key", "api-key", "access_token"}
 # Set by the transport for the bytes on the wire; the replayed body is plain.
 _HOP_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "set-cookie"}
@@ -52,11 +53,15 @@ def cassette(path: str | Path, *, record: bool = False) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, trust_env=record)
 
 
+def _secret(header: str) -> bool:
+    return header in _SECRET_HEADERS or header.endswith("api-key")
+
+
 def _request_record(request: httpx.Request) -> dict[str, Any]:
     headers = {
-        k: REDACTED if k in _SECRET_HEADERS else v
+        k: REDACTED if _secret(k) else v
         for k, v in request.headers.items()
-        if k in _SECRET_HEADERS or k.startswith(header_prefixes())
+        if _secret(k) or k.startswith(header_prefixes())
     }
     return {
         "method": request.method,

@@ -140,6 +140,9 @@ def test_a_recorded_request_keeps_the_providers_own_headers_and_redacts_the_secr
         "OpenAI-Project": "proj",
         "x-goog-user-project": "gcp",
         "x-api-key": "secret",
+        "x-goog-api-key": "secret",
+        "api-key": "secret",
+        "Cookie": "session",
         "user-agent": "test",
     }
     request = httpx.Request("POST", "https://wire.test/v1/chat", headers=headers, json={})
@@ -148,4 +151,7 @@ def test_a_recorded_request_keeps_the_providers_own_headers_and_redacts_the_secr
         "openai-project": "proj",
         "x-goog-user-project": "gcp",
         "x-api-key": "REDACTED",
+        "x-goog-api-key": "REDACTED",
+        "api-key": "REDACTED",
+        "cookie": "REDACTED",
     }
