@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from .assembler import Assembler
-from .errors import AIWrapperError
-from .messages import LangMessages, Part
+from .errors import AIWrapperError, ConfigError
+from .messages import LangMessages, Part, messages_from_dict
 from .result import LangResult
 from .runevents import RunEvent
 from .tools import Tool, to_tool
@@ -36,6 +36,8 @@ __all__ = [
     "check_number",
     "check_type",
     "in_call_order",
+    "read_messages",
+    "read_route",
     "read_tools",
     "sse",
     "turn_parts",
@@ -203,6 +205,24 @@ def read_route(body: Any) -> str:
     if not route:
         raise bad_request("'model' is required", "model")
     return str(route)
+
+
+def read_messages(raw: Any, prepared: Callable[[Any, str], Mapping[str, Any]]) -> LangMessages:
+    """``messages``, a non-empty list, each entry read as ``chat`` reads message dicts.
+
+    ``prepared`` turns one entry (and its JSON path) into the dict ``messages_from_dict``
+    reads, or raises ``GatewayError``; what the reader refuses is a 400 naming the entry.
+    """
+    if not isinstance(raw, list) or not raw:
+        raise bad_request("'messages' must be a non-empty list", "messages")
+    out = LangMessages()
+    for index, message in enumerate(raw):
+        where = f"messages[{index}]"
+        try:
+            out.extend(messages_from_dict(prepared(message, where)))
+        except ConfigError as exc:
+            raise bad_request(str(exc), where) from exc
+    return out
 
 
 def check_type(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:

@@ -22,11 +22,11 @@ from ..._serving import (
     bad_request,
     check_number,
     check_type,
+    read_messages,
     read_route,
     read_tools,
 )
-from ...errors import ConfigError
-from ...messages import LangMessage, LangMessages, Part, TextPart, ThinkingPart, messages_from_dict
+from ...messages import LangMessage, Part, TextPart, ThinkingPart
 from ...messages import ToolCallPart as CallPart
 from ...result import LangResult
 from ._encode import wire_id
@@ -59,7 +59,7 @@ class AnthropicMessages:
         route = read_route(body)
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
-        messages = _messages(body.get("messages"))
+        messages = read_messages(body.get("messages"), _message)
         system = _system(body.get("system"))
         if system:
             messages.insert(0, LangMessage.text("system", system))
@@ -119,19 +119,10 @@ def _block(part: Part) -> dict[str, Any] | None:
     return kept_block(part)  # redacted thinking, server-tool blocks: verbatim
 
 
-def _messages(raw: Any) -> LangMessages:
-    if not isinstance(raw, list) or not raw:
-        raise bad_request("'messages' must be a non-empty list", "messages")
-    out = LangMessages()
-    for index, message in enumerate(raw):
-        where = f"messages[{index}]"
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            raise bad_request("a message must be an object with role user or assistant", where)
-        try:
-            out.extend(messages_from_dict(message))
-        except ConfigError as exc:
-            raise bad_request(str(exc), where) from exc
-    return out
+def _message(message: Any, where: str) -> dict[str, Any]:
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        raise bad_request("a message must be an object with role user or assistant", where)
+    return message
 
 
 def _system(system: Any) -> str:

@@ -21,11 +21,11 @@ from ..._serving import (
     bad_request,
     check_number,
     check_type,
+    read_messages,
     read_route,
     read_tools,
 )
-from ...errors import ConfigError
-from ...messages import LangMessages, ToolCallPart, messages_from_dict
+from ...messages import ToolCallPart
 from ...result import LangResult
 from ._front_stream import (
     ChunkEncoder,
@@ -68,7 +68,7 @@ class OpenAIChat:
         stream_options = check_type(body, "stream_options", dict) or {}
         return ClientRequest(
             route=route,
-            messages=_messages(body.get("messages")),
+            messages=read_messages(body.get("messages"), _message),
             options=_options(body),
             stream=bool(check_type(body, "stream", bool)),
             include_usage=bool(stream_options.get("include_usage")),
@@ -133,19 +133,10 @@ def _refuse_response_format(body: dict[str, Any]) -> None:
         )
 
 
-def _messages(raw: Any) -> LangMessages:
-    if not isinstance(raw, list) or not raw:
-        raise bad_request("'messages' must be a non-empty list", "messages")
-    out = LangMessages()
-    for index, message in enumerate(raw):
-        where = f"messages[{index}]"
-        if not isinstance(message, dict):
-            raise bad_request("a message must be an object", where)
-        try:
-            out.extend(messages_from_dict(_with_thinking(message)))
-        except ConfigError as exc:
-            raise bad_request(str(exc), where) from exc
-    return out
+def _message(message: Any, where: str) -> dict[str, Any]:
+    if not isinstance(message, dict):
+        raise bad_request("a message must be an object", where)
+    return _with_thinking(message)
 
 
 def _with_thinking(message: dict[str, Any]) -> dict[str, Any]:
