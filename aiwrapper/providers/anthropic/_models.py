@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ... import errors
-from ..._contract import tool_choice
+from ..._contract import ToolChoice
 from ...modelrules import EFFORTS, thinking_budget, thinking_effort
 from ..base import stop_sequences
 from ._decode import NAME
@@ -182,14 +182,14 @@ def encode_sampling(
 
 
 def encode_tool_choice(
-    options: LangOptions, names: Sequence[str], *, thinking_on: bool
+    choice: ToolChoice | None, options: LangOptions, names: Sequence[str], *, thinking_on: bool
 ) -> dict[str, Any] | None:
-    """``tool_choice`` from ``function_call`` and ``parallel_tool_calls`` (None: send none).
+    """``tool_choice`` from the request's normalized ``choice`` and ``parallel_tool_calls``
+    (None: send none).
 
     ``names`` are the tools sent (a forced or named choice among them is checked before the
     run, with the other option combinations).
     """
-    choice = tool_choice(options.function_call)
     forced = choice is not None and choice.mode in ("required", "named")
     if thinking_on and forced:
         # Anthropic refuses tool_choice any/tool while thinking is on (400 "Thinking may not be

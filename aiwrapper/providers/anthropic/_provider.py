@@ -109,7 +109,7 @@ class AnthropicProvider:
         if thinking_on:
             check_thinking_turn(messages, own_call_ids(request.messages))
         names = [tool.name for tool in request.tools]
-        choice = encode_tool_choice(options, names, thinking_on=thinking_on)
+        choice = encode_tool_choice(request.tool_choice, options, names, thinking_on=thinking_on)
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": self._max_tokens(request.model, options, thinking, reserve),

@@ -14,11 +14,11 @@ a Vertex "express mode" API key goes in ``x-goog-api-key`` like a Gemini API key
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._contract import OutputSupport, ProviderRequest, tool_choice
+from ..._contract import OutputSupport, ProviderRequest
 from ...errors import ConfigError, ProviderError
 from ...events import Event
 from ...httpcall import HttpCall
@@ -207,7 +207,7 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
         body["tools"] = [{"functionDeclarations": declarations}]
     if options.native_tools:  # googleSearch, codeExecution...: entries beside the functions
         body["tools"] = [*body.get("tools", ()), *options.native_tools]
-    tool_config = encode_tool_config(options, [tool.name for tool in request.tools])
+    tool_config = encode_tool_config(request)
     if tool_config is not None:
         body["toolConfig"] = tool_config
     generation = encode_generation_config(options, legacy=legacy)
@@ -222,8 +222,8 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     return body
 
 
-def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, Any] | None:
-    """``toolConfig.functionCallingConfig`` from ``function_call`` (§3.3), or None when unset.
+def encode_tool_config(request: ProviderRequest) -> dict[str, Any] | None:
+    """``toolConfig.functionCallingConfig`` from the request's tool choice, or None when unset.
 
     Without declarations nothing is sent: Gemini answers a ``toolConfig`` alone with 400
     "Function calling config is set without function_declarations".
@@ -231,11 +231,11 @@ def encode_tool_config(options: LangOptions, names: Sequence[str]) -> dict[str, 
     Raises:
         ConfigError: ``parallel_tool_calls=False``, which Gemini has no switch for.
     """
-    if not names:
+    if not request.tools:
         return None  # nothing to call: the choice is moot
-    choice = tool_choice(options.function_call)
+    choice = request.tool_choice
     # Gemini has no switch for parallel calls (parallel=False still runs them one by one).
-    refuse_unenforceable(PROVIDER, choice, options, forbids_parallel_calls=False)
+    refuse_unenforceable(PROVIDER, choice, request.options, forbids_parallel_calls=False)
     if choice is None:
         return None
     if choice.mode == "named":

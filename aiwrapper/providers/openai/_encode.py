@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ... import errors
-from ..._contract import ToolChoice, tool_choice
+from ..._contract import ProviderRequest, ToolChoice
 from ...messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
 from ...output import OutputSpec
 from ..base import error_result_text, refuse_unenforceable, result_text
@@ -21,7 +21,6 @@ from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
     from ...options import LangOptions
-    from ...tools import Tool
 
 __all__ = [
     "call_ids",
@@ -101,15 +100,13 @@ def encode_sampling(profile: OpenAIProfile, options: LangOptions, body: dict[str
         body["stop"] = options.stop if isinstance(options.stop, str) else list(options.stop)
 
 
-def encode_tools(
-    profile: OpenAIProfile, tools: Sequence[Tool], options: LangOptions, body: dict[str, Any]
-) -> None:
+def encode_tools(profile: OpenAIProfile, request: ProviderRequest, body: dict[str, Any]) -> None:
     """``tools``, ``tool_choice`` and ``parallel_tool_calls`` into ``body``, in place.
 
     Raises:
         ConfigError: A choice or switch this server cannot honour (``refuse_unenforceable``).
     """
-    choice = tool_choice(options.function_call)
+    tools, options, choice = request.tools, request.options, request.tool_choice
     refuse_unenforceable(
         profile.name,
         choice,

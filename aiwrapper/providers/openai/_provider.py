@@ -81,7 +81,7 @@ class OpenAIProvider:
             "messages": encode_messages(self.profile, request.messages),
         }
         if request.tools:
-            encode_tools(self.profile, request.tools, options, body)
+            encode_tools(self.profile, request, body)
         if options.native_tools:  # the server's own tool types, beside the functions
             body["tools"] = [*body.get("tools", ()), *options.native_tools]
         if request.stream:

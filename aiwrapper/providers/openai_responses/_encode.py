@@ -216,7 +216,7 @@ def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile
 def _encode_tools(request: ProviderRequest, profile: OpenAIProfile, body: dict[str, Any]) -> None:
     # Chat Completions' rules decide what this server is offered (which choices it enforces,
     # parallel calls off for tools declared strict); only the shapes differ here.
-    encode_tools(profile, request.tools, request.options, body)
+    encode_tools(profile, request, body)
     if "tools" in body:
         body["tools"] = [_flat(entry["function"]) for entry in body["tools"]]
     choice = body.get("tool_choice")
