@@ -15,7 +15,7 @@ calls that ran.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 import anyio
 from anyio.abc import TaskGroup
@@ -79,18 +79,25 @@ def _enabled(options: LangOptions) -> bool:
     )
 
 
-@asynccontextmanager
-async def early_start(
+def early_start(
     executor: CallExecutor, options: LangOptions
-) -> AsyncIterator[EarlyStart | None]:
+) -> AbstractAsyncContextManager[EarlyStart | None]:
     """Scope of one turn: yields an ``EarlyStart`` (None when the option is off).
 
     On leaving normally, calls started early are waited for. On an exception, they are
     cancelled and the exception is raised as it was.
     """
     if not _enabled(options):
-        yield None
-        return
+        return _OFF  # every turn enters this scope: the common case costs no generator
+    return _started_early(executor)
+
+
+# Reusable: ``nullcontext`` keeps no state between uses.
+_OFF: AbstractAsyncContextManager[None] = nullcontext()
+
+
+@asynccontextmanager
+async def _started_early(executor: CallExecutor) -> AsyncIterator[EarlyStart]:
     failure: BaseException | None = None
     async with anyio.create_task_group() as group:
         try:
