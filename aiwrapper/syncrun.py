@@ -28,6 +28,7 @@ __all__ = ["LoopThread"]
 
 T = TypeVar("T")
 _CANCEL_GRACE = 5.0  # seconds to let a cancelled run unwind after Ctrl-C
+_POLL = 0.1  # seconds: the longest a Ctrl-C handled on another thread waits to be seen
 
 
 class _Job:
@@ -119,7 +120,7 @@ class LoopThread:
             self._start(job)
             done: queue.SimpleQueue[object] = queue.SimpleQueue()  # see ``iterate``
             job.outcome.add_done_callback(done.put)
-            done.get()
+            _wait_for(done)
             return job.outcome.result()  # type: ignore[no-any-return]
         except KeyboardInterrupt:
             job.cancel_and_wait()
@@ -133,9 +134,9 @@ class LoopThread:
         Leaving early (``break``, closing the iterator, Ctrl-C) cancels what still runs
         there and waits for it to unwind; an error that ends ``source`` is raised here.
         """
-        # Waited on in C: Ctrl-C interrupts ``SimpleQueue.get`` cleanly, where it could land
-        # inside ``Queue.get``'s (or ``Future.result``'s) lock juggling and turn into a
-        # ``RuntimeError: release unlocked lock`` that no ``except KeyboardInterrupt`` sees.
+        # Waited on in C (``_wait_for``): Ctrl-C interrupts ``SimpleQueue.get`` cleanly, where
+        # it could land inside ``Queue.get``'s (or ``Future.result``'s) lock juggling and turn
+        # into a ``RuntimeError: release unlocked lock`` no ``except KeyboardInterrupt`` sees.
         items: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
         async def pump() -> None:
@@ -148,7 +149,7 @@ class LoopThread:
             self._start(job)
             job.outcome.add_done_callback(lambda done: items.put((False, done)))
             while True:
-                more, item = items.get()
+                more, item = _wait_for(items)
                 if not more:
                     item.result()  # raises what ended the run
                     return
@@ -201,6 +202,20 @@ class LoopThread:
             job.cancel_and_wait()
         if loop is not None and thread is not None:
             _stop(loop, thread)
+
+
+def _wait_for(items: queue.SimpleQueue[T]) -> T:
+    """The next item, waking every ``_POLL`` seconds so that Ctrl-C is always seen.
+
+    The OS hands a process's SIGINT to any thread that does not block it (the loop's, a
+    worker's), and then the calling thread's wait is not interrupted: Python runs the handler,
+    and raises ``KeyboardInterrupt``, only when this thread next runs Python code.
+    """
+    while True:
+        try:
+            return items.get(timeout=_POLL)
+        except queue.Empty:
+            pass
 
 
 def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:

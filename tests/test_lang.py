@@ -262,6 +262,42 @@ def test_ctrl_c_while_reading_stream_sync_cancels_the_running_tool(
     lang.close()
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_ctrl_c_handled_by_another_thread_still_cancels_ask_sync(
+    ctrl_c: Callable[[threading.Event], None],
+) -> None:
+    # The OS may hand SIGINT to any thread that does not block it; blocking it here makes it
+    # land elsewhere every time, and the waiting caller must still see it and cancel.
+    import anyio
+
+    started = threading.Event()
+    cancelled = threading.Event()
+
+    @tool
+    async def wait_forever() -> str:
+        """Waits."""
+        started.set()
+        try:
+            await anyio.sleep(20)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            raise
+        return "never"
+
+    calls = {"function_calls": [{"name": "wait_forever", "arguments": {}}]}
+    lang = Lang.scripted(["warm", calls, "x"])
+    lang.ask_sync("warm up")  # the loop's thread is started before SIGINT is blocked here
+    ctrl_c(started)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            lang.ask_sync("go", functions=[wait_forever])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    assert cancelled.wait(5)
+    lang.close()
+
+
 @pytest.mark.parametrize("method", ["ask_sync", "stream_sync"])
 def test_ctrl_c_just_after_the_run_is_handed_over_still_cancels_it(
     method: str, monkeypatch: pytest.MonkeyPatch
