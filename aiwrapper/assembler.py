@@ -97,18 +97,16 @@ class Assembler:
     def add_all(self, events: list[Event]) -> None:
         """Fold a batch of events (the streaming path: one call per received chunk)."""
         handlers = self.handlers
-        append = self._chunks.append  # one list for the assembler's life: cleared, not replaced
         for event in events:
-            # The one fast path, for the common case (more text for the open text part):
-            # what ``_add_text`` would do, without its calls.
-            if event.__class__ is TextDelta and not event.new_part:
-                part = self._open
-                if part.__class__ is TextPart and part.state is None:
-                    append(event.text)
-                    continue
             handlers[type(event)](event)
 
     def _text(self, event: TextDelta) -> None:
+        # The one fast path, for the common case (more text for the open text part), taken
+        # by every fold, watched or not: what ``_add_text`` would do, without its call.
+        part = self._open
+        if part.__class__ is TextPart and part.state is None and not event.new_part:
+            self._chunks.append(event.text)
+            return
         self._add_text(TextPart, event.text, event.new_part)
 
     def _thinking(self, event: ThinkingDelta) -> None:
