@@ -84,6 +84,17 @@ class PartialJSON:
 
     def feed(self, text: str) -> None:
         """Read the next fragment of the text."""
+        if (
+            self._token == _STRING
+            and text
+            and not (self._escape or self._failed)
+            and '"' not in text
+            and "\\" not in text
+        ):
+            # Most fragments of a long argument are more of an open string: read whole, as
+            # ``_read_string`` would read them, without its search and calls.
+            self._add_piece(text)
+            return
         i, end = 0, len(text)
         while i < end and not self._failed:
             token = self._token
