@@ -7,9 +7,10 @@ models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
 ``aiwrapper.modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
 ``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently), and the
 prefixes of their own request headers (``HEADER_PREFIXES``). Importing a
-package costs little (its transport loads only when a model is built). A package that also
-serves its wire to clients exports ``FRONTENDS`` (POST path -> front-end); ``frontends()`` finds
-them all for the gateway, which knows no wire by name.
+package costs little: it loads its provider, wire code and front-ends when one of those names
+is first read, so gathering these loads none of them. A package that also serves its wire to
+clients exports ``FRONTENDS`` (POST path -> front-end); ``frontends()`` finds them all for the
+gateway, which knows no wire by name, and only then are the front-ends loaded.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def from_env(env: Mapping[str, str] = os.environ) -> Model:
 
 @functools.cache
 def _packages() -> tuple[ModuleType, ...]:
-    """Every provider package, imported (each is light until it builds a model)."""
+    """Every provider package, imported (each loads its wire code only when it is read)."""
     found = pkgutil.iter_modules([str(Path(__file__).parent)])
     return tuple(_module(m.name) for m in sorted(found, key=lambda m: m.name) if m.ispkg)
 

@@ -13,24 +13,25 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ..._serving import Frontend
 from ..._settings import HttpSettings
 from .. import base as shared
-from ._decode import AnthropicStreamDecoder
+from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
-from ._encode import wire_id
-from ._front import AnthropicMessages
-from ._provider import DEFAULT_BASE_URL, AnthropicProvider
 from ._rules import EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
+    from ..._serving import Frontend
     from ..http_model import HttpModel
+    from ._decode import AnthropicStreamDecoder
+    from ._encode import wire_id
+    from ._provider import DEFAULT_BASE_URL, AnthropicProvider
+
+    # The front-ends this package serves, by the POST path the gateway mounts each at.
+    FRONTENDS: dict[str, Frontend]
 
 API_KEY_ENV_VARS = ("ANTHROPIC_API_KEY",)
 DEFAULT_MODEL = "claude-sonnet-4-5"
 HEADER_PREFIXES = ("anthropic-",)  # anthropic-version, anthropic-beta
-# The front-ends this package serves, by the POST path the gateway mounts each at.
-FRONTENDS: dict[str, Frontend] = {"/v1/messages": AnthropicMessages()}
 
 
 class AnthropicSettings(HttpSettings, total=False):
@@ -52,6 +53,8 @@ def build(
     **http: Unpack[HttpSettings],
 ) -> HttpModel:
     """Anthropic Messages as a model (key from ``ANTHROPIC_API_KEY``)."""
+    from ._provider import DEFAULT_BASE_URL, AnthropicProvider
+
     provider = AnthropicProvider(
         api_key=shared.api_key(api_key, API_KEY_ENV_VARS),
         base_url=base_url or DEFAULT_BASE_URL,
@@ -61,6 +64,26 @@ def build(
     )
     return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
+
+def _frontends() -> dict[str, Frontend]:
+    from ._front import AnthropicMessages
+
+    return {"/v1/messages": AnthropicMessages()}
+
+
+if not TYPE_CHECKING:
+    # The wire code and the gateway's front-end load when first read: choosing another
+    # provider, or looking up a model's rules, never loads them.
+    __getattr__ = lazy_exports(
+        __name__,
+        {
+            "AnthropicStreamDecoder": "._decode",
+            "wire_id": "._encode",
+            "DEFAULT_BASE_URL": "._provider",
+            "AnthropicProvider": "._provider",
+        },
+        {"FRONTENDS": _frontends},
+    )
 
 __all__ = [
     "API_KEY_ENV_VARS",

@@ -12,12 +12,13 @@ from typing_extensions import Unpack
 
 from ..._settings import HttpSettings
 from .. import base as shared
+from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
-from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
 from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
     from ..http_model import HttpModel
+    from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
 
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.
 API_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -44,6 +45,8 @@ def build(
 ) -> HttpModel:
     """Gemini as a model (key from ``GEMINI_API_KEY``, then ``GOOGLE_API_KEY``; Vertex AI
     with ``vertex``, where the key is optional)."""
+    from ._provider import DEFAULT_BASE_URL, GeminiProvider
+
     provider = GeminiProvider(
         api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=vertex is None),
         base_url=base_url or DEFAULT_BASE_URL,
@@ -53,6 +56,17 @@ def build(
     )
     return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
+
+if not TYPE_CHECKING:
+    # The wire code loads when first read: choosing another provider, or looking up a
+    # model's rules, never loads it.
+    __getattr__ = lazy_exports(
+        __name__,
+        dict.fromkeys(
+            ("DEFAULT_BASE_URL", "GeminiProvider", "GeminiStreamDecoder", "VertexConfig"),
+            "._provider",
+        ),
+    )
 
 __all__ = [
     "API_KEY_ENV_VARS",

@@ -14,13 +14,14 @@ from typing_extensions import Unpack
 
 from ..._settings import HttpSettings
 from .. import base as shared
-from ._decode import OllamaDecoder
+from .._lazy import lazy_exports
 from ._defaults import DEFAULT_BASE_URL, NAME, default_base_url
 from ._dialect import SCHEMA_DIALECTS
-from ._provider import OllamaProvider
 
 if TYPE_CHECKING:
     from ..http_model import HttpModel
+    from ._decode import OllamaDecoder
+    from ._provider import OllamaProvider
 
 # A local server needs no key; a hosted one (or a proxy in front) reads this variable.
 API_KEY_ENV_VARS = ("OLLAMA_API_KEY",)
@@ -48,6 +49,8 @@ def build(
     **http: Unpack[HttpSettings],
 ) -> HttpModel:
     """Ollama's native API as a model (``OLLAMA_HOST`` honoured; no key for a local server)."""
+    from ._provider import OllamaProvider
+
     provider = OllamaProvider(
         base_url=base_url or default_base_url(os.environ),
         api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=False),
@@ -57,6 +60,13 @@ def build(
     http.setdefault("timeout", DEFAULT_TIMEOUT)
     return shared.connect(provider, model or DEFAULT_MODEL, **http)
 
+
+if not TYPE_CHECKING:
+    # The wire code loads when first read: choosing another provider, or looking up a
+    # model's rules, never loads it.
+    __getattr__ = lazy_exports(
+        __name__, {"OllamaDecoder": "._decode", "OllamaProvider": "._provider"}
+    )
 
 __all__ = [
     "API_KEY_ENV_VARS",

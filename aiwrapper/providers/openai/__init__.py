@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ..._serving import DefaultFrontend, Frontend
 from ..._settings import HttpSettings
 from ...errors import ConfigError
 from .. import base as shared
-from ._decode import OpenAIStreamDecoder
+from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
-from ._front import OpenAIChat
 from ._profiles import (
     COMPATIBLE_PROFILE,
     DEFAULT_BASE_URL,
@@ -32,19 +30,23 @@ from ._profiles import (
     preset_base_url,
     profile_for_base_url,
 )
-from ._provider import OpenAIProvider
 from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
+    from ..._serving import DefaultFrontend, Frontend
     from ..http_model import HttpModel
     from ..openai_responses import ResponsesProvider
+    from ._decode import OpenAIStreamDecoder
+    from ._provider import OpenAIProvider
+
+    # The gateway's front-end for a wire no package serves, and the front-ends this package
+    # serves, by the POST path the gateway mounts each at.
+    DEFAULT_FRONTEND: DefaultFrontend
+    FRONTENDS: dict[str, Frontend]
 
 API_KEY_ENV_VARS = (OPENAI_ENV_VAR,)
 DEFAULT_MODEL = "gpt-4o-mini"
 HEADER_PREFIXES = ("openai-",)  # OpenAI-Organization, OpenAI-Project
-DEFAULT_FRONTEND: DefaultFrontend = OpenAIChat()
-# The front-ends this package serves, by the POST path the gateway mounts each at.
-FRONTENDS: dict[str, Frontend] = {"/v1/chat/completions": DEFAULT_FRONTEND}
 
 
 class OpenAISettings(HttpSettings, total=False):
@@ -106,8 +108,31 @@ def build_compatible(
 def _wire(api: str, model: str) -> type[OpenAIProvider | ResponsesProvider]:
     """Chat Completions, or the Responses API where ``api`` asks for it for ``model``."""
     from ..openai_responses import ResponsesProvider, uses_responses
+    from ._provider import OpenAIProvider
 
     return ResponsesProvider if uses_responses(api, model) else OpenAIProvider
+
+
+def _default_frontend() -> DefaultFrontend:
+    from ._front import OpenAIChat
+
+    return OpenAIChat()
+
+
+def _frontends() -> dict[str, Frontend]:
+    from . import DEFAULT_FRONTEND  # the one instance, made on first read
+
+    return {"/v1/chat/completions": DEFAULT_FRONTEND}
+
+
+if not TYPE_CHECKING:
+    # The wire code and the gateway's front-ends load when first read: choosing another
+    # provider, or looking up a model's rules, never loads them.
+    __getattr__ = lazy_exports(
+        __name__,
+        {"OpenAIStreamDecoder": "._decode", "OpenAIProvider": "._provider"},
+        {"DEFAULT_FRONTEND": _default_frontend, "FRONTENDS": _frontends},
+    )
 
 
 __all__ = [

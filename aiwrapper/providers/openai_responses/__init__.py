@@ -11,17 +11,46 @@ output items, ``_front_stream`` the events).
 
 from __future__ import annotations
 
-from ..._serving import Frontend
-from ..openai._profiles import OPENAI_PROFILE
-from ._decode import ResponsesStreamDecoder
-from ._encode import flat_tool
-from ._front import ResponsesAPI
-from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
+from typing import TYPE_CHECKING
 
-# The catalogue lists a model the same whichever of the vendor's APIs serves it.
-CATALOGUE_IDS = {NAME: OPENAI_PROFILE.name}
-# The front-ends this package serves, by the POST path the gateway mounts each at.
-FRONTENDS: dict[str, Frontend] = {"/v1/responses": ResponsesAPI()}
+from .._lazy import lazy_exports
+from ..openai._profiles import OPENAI_PROFILE
+
+if TYPE_CHECKING:
+    from ..._serving import Frontend
+    from ._decode import ResponsesStreamDecoder
+    from ._encode import flat_tool
+    from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
+
+    # The front-ends this package serves, by the POST path the gateway mounts each at.
+    FRONTENDS: dict[str, Frontend]
+
+# The catalogue lists a model the same whichever of the vendor's APIs serves it. The key is
+# the provider's NAME, spelled out so that a catalogue lookup never loads the wire code.
+CATALOGUE_IDS = {"openai-responses": OPENAI_PROFILE.name}
+
+
+def _frontends() -> dict[str, Frontend]:
+    from ._front import ResponsesAPI
+
+    return {"/v1/responses": ResponsesAPI()}
+
+
+if not TYPE_CHECKING:
+    # The wire code and the gateway's front-end load when first read: choosing Chat
+    # Completions, or looking up a model's rules, never loads them.
+    __getattr__ = lazy_exports(
+        __name__,
+        {
+            "ResponsesStreamDecoder": "._decode",
+            "flat_tool": "._encode",
+            **dict.fromkeys(
+                ("API_CHOICES", "NAME", "Api", "ResponsesProvider", "uses_responses"),
+                "._provider",
+            ),
+        },
+        {"FRONTENDS": _frontends},
+    )
 
 __all__ = [
     "API_CHOICES",
