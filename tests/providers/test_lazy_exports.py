@@ -57,6 +57,8 @@ def test_choosing_openai_loads_no_other_vendor_and_no_front_end() -> None:
     assert _of_packages(loaded, others) == []
     assert [m for m in loaded if m.rsplit(".", 1)[1].startswith("_front")] == []
     assert "aiwrapper.providers.openai._provider" in loaded  # the one it needs
+    responses_wire = [m for m in _of_packages(loaded, ["openai_responses"]) if "._choice" not in m]
+    assert responses_wire == ["aiwrapper.providers.openai_responses"]  # the wire choice alone
 
 
 def test_a_rules_lookup_loads_no_provider_and_no_front_end() -> None:
@@ -68,8 +70,7 @@ def test_a_rules_lookup_loads_no_provider_and_no_front_end() -> None:
     loaded = _loaded_after(code)
     assert {m.split(".")[2] for m in _of_packages(loaded, PACKAGES)} == set(PACKAGES)
     wire = [m for m in loaded if m.rsplit(".", 1)[1] in WIRE_PARTS or "._front" in m]
-    # Only the modules two packages' rules read their provider's name from.
-    assert wire == ["aiwrapper.providers.anthropic._decode", "aiwrapper.providers.gemini._encode"]
+    assert wire == []
 
 
 def test_the_gateway_still_finds_every_front_end_in_a_fresh_interpreter() -> None:
@@ -103,11 +104,11 @@ def test_a_name_read_lazily_is_the_defining_modules_own() -> None:
     from aiwrapper.providers import anthropic, gemini, openai_responses
     from aiwrapper.providers.anthropic import _provider
     from aiwrapper.providers.gemini import _provider as gemini_provider
-    from aiwrapper.providers.openai_responses import _provider as responses_provider
+    from aiwrapper.providers.openai_responses import _choice as responses_choice
 
     assert anthropic.AnthropicProvider is _provider.AnthropicProvider
     assert gemini.VertexConfig is gemini_provider.VertexConfig
-    assert set(openai_responses.CATALOGUE_IDS) == {responses_provider.NAME}
+    assert set(openai_responses.CATALOGUE_IDS) == {responses_choice.NAME}
 
 
 def test_a_built_name_is_made_once_and_kept_on_the_package(

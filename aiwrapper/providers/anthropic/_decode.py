@@ -31,10 +31,10 @@ from ...events import (
 from ...messages import ProviderState
 from ..base import in_stream_error
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
+from ._name import NAME
 
-__all__ = ["NAME", "AnthropicStreamDecoder"]
+__all__ = ["AnthropicStreamDecoder"]
 
-NAME = "anthropic"
 _loads = jsonscan.loads
 # What a malformed event raises inside a handler; reported as ``StreamError``.
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError)

@@ -23,7 +23,7 @@ from ...messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from ._decode import NAME
+from ._name import NAME
 
 __all__ = ["encode_messages", "own_call_ids", "wire_id"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ... import errors
 from ..base import error_class_for_status, make_error, parse_json_body
-from ._decode import NAME
+from ._name import NAME
 
 __all__ = ["error_from_response"]
 

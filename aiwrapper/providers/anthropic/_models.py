@@ -25,7 +25,7 @@ from ... import errors
 from ..._contract import ToolChoice
 from ...modelrules import EFFORTS, thinking_budget, thinking_effort
 from ..base import stop_sequences
-from ._decode import NAME
+from ._name import NAME
 from ._rules import rules_for
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from ...models import model_info
 from ...options import LangOptions
 from ...output import output_spec
 from ..base import merge_extra_body
-from ._decode import NAME, AnthropicStreamDecoder
+from ._decode import AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids
 from ._errors import error_from_response
 from ._models import (
@@ -48,6 +48,7 @@ from ._models import (
     encode_tool_choice,
     family_for,
 )
+from ._name import NAME
 from ._output import output_format, output_schema_supported
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider"]

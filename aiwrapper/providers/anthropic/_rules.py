@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ...modelrules import Match, Rule, rule, rule_table
-from ._decode import NAME
+from ._name import NAME
 
 __all__ = ["EXAMPLE_MODELS", "MODEL_RULES", "claude_version", "rules_for"]
 

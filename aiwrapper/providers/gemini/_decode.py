@@ -32,8 +32,8 @@ from ...events import (
     UsageEvent,
 )
 from ...messages import ProviderState
-from ._encode import PROVIDER
 from ._errors import error_in_stream
+from ._name import PROVIDER
 
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
 

@@ -25,10 +25,10 @@ from ...messages import (
 )
 from ...result import FunctionCall
 from ..base import result_text
+from ._name import PROVIDER
 
-__all__ = ["PROVIDER", "SKIP_SIGNATURE", "encode_contents", "encode_system"]
+__all__ = ["SKIP_SIGNATURE", "encode_contents", "encode_system"]
 
-PROVIDER = "gemini"
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 """The documented placeholder signature for function calls Gemini never signed (§3.6)."""
 

@@ -27,8 +27,9 @@ from ...output import output_spec
 from ..base import merge_extra_body, refuse_unenforceable, sampling_fields
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
-from ._encode import PROVIDER, encode_contents, encode_system
+from ._encode import encode_contents, encode_system
 from ._errors import error_from_response
+from ._name import PROVIDER
 from ._rules import rules_for
 
 if TYPE_CHECKING:

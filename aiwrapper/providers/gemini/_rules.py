@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...modelrules import Match, Rule, ids, rule, rule_table
-from ._encode import PROVIDER
+from ._name import PROVIDER
 
 __all__ = ["CATALOGUE_IDS", "EXAMPLE_MODELS", "MODEL_RULES", "rules_for"]
 

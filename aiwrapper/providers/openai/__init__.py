@@ -107,10 +107,15 @@ def build_compatible(
 
 def _wire(api: str, model: str) -> type[OpenAIProvider | ResponsesProvider]:
     """Chat Completions, or the Responses API where ``api`` asks for it for ``model``."""
-    from ..openai_responses import ResponsesProvider, uses_responses
+    from ..openai_responses._choice import uses_responses
+
+    if uses_responses(api, model):
+        from ..openai_responses._provider import ResponsesProvider
+
+        return ResponsesProvider
     from ._provider import OpenAIProvider
 
-    return ResponsesProvider if uses_responses(api, model) else OpenAIProvider
+    return OpenAIProvider
 
 
 def _default_frontend() -> DefaultFrontend:

@@ -18,9 +18,10 @@ from ..openai._profiles import OPENAI_PROFILE
 
 if TYPE_CHECKING:
     from ..._serving import Frontend
+    from ._choice import API_CHOICES, NAME, Api, uses_responses
     from ._decode import ResponsesStreamDecoder
     from ._encode import flat_tool
-    from ._provider import API_CHOICES, NAME, Api, ResponsesProvider, uses_responses
+    from ._provider import ResponsesProvider
 
     # The front-ends this package serves, by the POST path the gateway mounts each at.
     FRONTENDS: dict[str, Frontend]
@@ -44,9 +45,10 @@ if not TYPE_CHECKING:
         {
             "ResponsesStreamDecoder": "._decode",
             "flat_tool": "._encode",
+            "ResponsesProvider": "._provider",
             **dict.fromkeys(
-                ("API_CHOICES", "NAME", "Api", "ResponsesProvider", "uses_responses"),
-                "._provider",
+                ("API_CHOICES", "NAME", "Api", "uses_responses"),
+                "._choice",
             ),
         },
         {"FRONTENDS": _frontends},

@@ -20,32 +20,13 @@ from ...httpcall import HttpCall
 from ..openai._errors import error_from_response
 from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
 from ..openai._provider import account_headers
-from ..openai._rules import rules_for
+from ._choice import NAME
 from ._decode import ResponsesStreamDecoder
 from ._encode import request_body
 
-__all__ = ["API_CHOICES", "NAME", "Api", "ResponsesProvider", "uses_responses"]
+__all__ = ["ResponsesProvider"]
 
-NAME = "openai-responses"
-Api = Literal["chat", "responses", "auto"]
-API_CHOICES: tuple[Api, ...] = ("chat", "responses", "auto")
 _MALFORMED = (LookupError, TypeError, AttributeError, ValueError)
-
-
-def uses_responses(api: str, model: str) -> bool:
-    """Whether ``api`` means the Responses API for ``model``.
-
-    ``"auto"`` means it only for the models that only the Responses API serves (``o3-pro``,
-    ``gpt-5-codex``...), so that no call that worked on Chat Completions changes.
-
-    Raises:
-        ConfigError: ``api`` is not ``"chat"``, ``"responses"`` or ``"auto"``.
-    """
-    if api not in API_CHOICES:
-        raise errors.ConfigError(f"api={api!r} is not one of {', '.join(API_CHOICES)}")
-    if api == "auto":
-        return bool(rules_for(OPENAI_PROFILE.name, model).get("responses_only"))
-    return api == "responses"
 
 
 class ResponsesProvider:
