@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from .errors import (
+from ._errors import (
     AIWrapperError,
     AuthenticationError,
     BadRequestError,
@@ -30,13 +30,12 @@ from .errors import (
     ToolArgumentsError,
     ToolDefinitionError,
 )
-from .lang import Lang
-from .messages import LangMessage, LangMessages
-from .models import CapabilityWarning
-from .options import LangOptions
-from .overrides import LangOptionsDict
-from .result import FunctionCall, LangResult, RequestUsage, Usage
-from .runevents import (
+from ._lang import Lang
+from ._messages import LangMessage, LangMessages
+from ._options import LangOptions
+from ._overrides import LangOptionsDict
+from ._result import FunctionCall, LangResult, RequestUsage, Usage
+from ._runevents import (
     CallArgumentsDelta,
     CallFinished,
     CallReady,
@@ -48,9 +47,10 @@ from .runevents import (
     TurnFinished,
     TurnStarted,
 )
-from .sizelimits import SizeLimits
-from .stream import RunStream
-from .tools import Context, Param, Tool, tool
+from ._sizelimits import SizeLimits
+from ._stream import RunStream
+from ._tools import Context, Param, Tool, tool
+from .models import CapabilityWarning
 
 if TYPE_CHECKING:  # so type checkers see the lazily imported submodule
     from . import notebook as notebook

@@ -67,7 +67,7 @@ class Printer:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the demo (no arguments) or a command (``cli.py``); returns the exit status."""
-    from .cli import run
+    from ._cli import run
 
     return run(argv, demo)
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .jsontext import is_json_object
+from ._jsontext import is_json_object
 
 __all__ = ["CallStatus", "FunctionCall", "call_heading", "call_markdown"]
 

@@ -16,9 +16,9 @@ import binascii
 import json
 from typing import Any
 
+from ._messages import LangMessages, ProviderState, ToolCallPart
+from ._result import FunctionCall, LangResult
 from ._serving import turn_parts
-from .messages import LangMessages, ProviderState, ToolCallPart
-from .result import FunctionCall, LangResult
 
 __all__ = ["call_part", "packed", "packed_id", "unpack_calls", "unpacked"]
 

@@ -13,14 +13,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from . import errors
-from .events import Event
-from .httpcall import HttpCall
-from .messages import LangMessage
+from . import _errors as errors
+from ._events import Event
+from ._httpcall import HttpCall
+from ._messages import LangMessage
 
 if TYPE_CHECKING:
-    from .options import LangOptions
-    from .tools import Tool
+    from ._options import LangOptions
+    from ._tools import Tool
 
 __all__ = [
     "NO_OUTPUT_SUPPORT",

@@ -9,7 +9,8 @@ compared by identity, since it can be swapped (tests do).
 
 from __future__ import annotations
 
-from . import catalogue, models
+from . import _catalogue as catalogue
+from . import models
 from ._modelinfo import ModelInfo
 
 __all__ = ["ModelFacts"]

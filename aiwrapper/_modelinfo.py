@@ -1,7 +1,7 @@
 """What is known about one model, as plain records: ``ModelInfo`` and its ``ModelCost``.
 
 The records stand below both of their sources, the models.dev catalogue adapter
-(``aiwrapper.catalogue``) that builds them and ``aiwrapper.models`` that merges and exports
+(``aiwrapper._catalogue``) that builds them and ``aiwrapper.models`` that merges and exports
 them; how they are filled in is those modules' business.
 """
 

@@ -18,12 +18,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from .assembler import Assembler
-from .errors import AIWrapperError, ConfigError
-from .messages import LangMessages, Part, messages_from_dict
-from .result import LangResult
-from .runevents import RunEvent
-from .tools import Tool, to_tool
+from ._assembler import Assembler
+from ._errors import AIWrapperError, ConfigError
+from ._messages import LangMessages, Part, messages_from_dict
+from ._result import LangResult
+from ._runevents import RunEvent
+from ._tools import Tool, to_tool
 
 __all__ = [
     "ClientRequest",

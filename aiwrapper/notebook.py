@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._call import call_heading, call_markdown
-from .result import LangResult, result_markdown
+from ._result import LangResult, result_markdown
 
 __all__ = ["call_markdown", "live", "render_markdown", "result_markdown"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .lang import Lang
-from .options import OptionsLike
+from ._lang import Lang
+from ._options import OptionsLike
+from ._recording import ReplayMismatchError, cassette
 from .providers.scripted import ScriptedRequest, Turn, TurnSource
-from .recording import ReplayMismatchError, cassette
 
 __all__ = ["ReplayMismatchError", "ScriptedRequest", "Turn", "call", "cassette", "scripted", "turn"]
 

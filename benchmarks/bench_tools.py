@@ -19,9 +19,9 @@ from typing import Annotated, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from aiwrapper.errors import ToolArgumentsError
-from aiwrapper.tools import DIALECTS, Param, Tool, tool
-from aiwrapper.tools.docstrings import _parse
+from aiwrapper._errors import ToolArgumentsError
+from aiwrapper._tools import DIALECTS, Param, Tool, tool
+from aiwrapper._tools.docstrings import _parse
 
 
 @dataclasses.dataclass

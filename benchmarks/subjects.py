@@ -14,8 +14,8 @@ import wire
 
 from aiwrapper import Lang, LangMessage, tool
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.options import merge_options
-from aiwrapper.tools import to_tools
+from aiwrapper._options import merge_options
+from aiwrapper._tools import to_tools
 
 __all__ = ["LOOP_ASYNC_TOOLS", "LOOP_SYNC_TOOLS", "STREAM_TOOLS", "lang_for", "model_send"]
 

@@ -21,7 +21,7 @@ Graph = dict[str, dict[str, int]]
 
 
 def module_name(path: Path, root: Path) -> str:
-    """``aiwrapper/tools/__init__.py`` -> ``aiwrapper.tools``; ``aiwrapper/lang.py`` likewise."""
+    """``aiwrapper/_tools/__init__.py`` -> ``aiwrapper._tools``; ``aiwrapper/_lang.py`` likewise."""
     parts = path.relative_to(root.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from aiwrapper import StreamError
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._assembler import Assembler
+from aiwrapper._events import (
     Event,
     FinishEvent,
     OpaquePartEvent,
@@ -21,7 +21,7 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
 
 LIVE = pytest.mark.parametrize("live", [False, True], ids=["batch", "live"])
 

@@ -134,7 +134,7 @@ def test_a_provider_that_cannot_declare_it_is_an_error(monkeypatch: pytest.Monke
 
 
 def test_property_names_some_provider_refuses_are_found() -> None:
-    from aiwrapper.tools import to_tool
+    from aiwrapper._tools import to_tool
 
     spec = {
         "name": "lookup",

@@ -6,8 +6,8 @@ import pytest
 
 from aiwrapper import ConfigError, tool
 from aiwrapper._contract import ProviderRequest, ToolChoice, tool_choice
-from aiwrapper.messages import LangMessage
-from aiwrapper.options import LangOptions
+from aiwrapper._messages import LangMessage
+from aiwrapper._options import LangOptions
 
 from .importgraph import PACKAGE, import_graph, reachable
 
@@ -76,6 +76,6 @@ def test_the_contract_reaches_no_provider_module() -> None:
 
 
 def test_the_loop_imports_no_provider_module() -> None:
-    imported = import_graph(PACKAGE)["aiwrapper.loop"]
+    imported = import_graph(PACKAGE)["aiwrapper._loop"]
     assert "aiwrapper._contract" in imported
     assert [m for m in imported if m.startswith("aiwrapper.providers")] == []

@@ -15,8 +15,8 @@ import pytest
 from typing_extensions import Unpack
 
 from aiwrapper import Lang, RateLimitError, StreamError, tool
-from aiwrapper.http import HttpSettings
-from aiwrapper.options import OptionsLike
+from aiwrapper._http import HttpSettings
+from aiwrapper._options import OptionsLike
 
 from . import example_provider as echo
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from aiwrapper import ConfigError, Lang
-from aiwrapper.providers.http_model import HttpModel
+from aiwrapper.providers._http_model import HttpModel
 
 _KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 

@@ -17,11 +17,11 @@ import anyio
 import httpx
 import pytest
 
-from aiwrapper import errors
-from aiwrapper import http as http_module
-from aiwrapper.http import HttpTransport, retry_delay
-from aiwrapper.httpcall import HttpCall
-from aiwrapper.providers.base import error_class_for_status, make_error
+from aiwrapper import _errors as errors
+from aiwrapper import _http as http_module
+from aiwrapper._http import HttpTransport, retry_delay
+from aiwrapper._httpcall import HttpCall
+from aiwrapper.providers._base import error_class_for_status, make_error
 
 pytestmark = pytest.mark.anyio
 

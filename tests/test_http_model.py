@@ -10,15 +10,15 @@ from typing import Any, Literal
 import httpx
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import _errors as errors
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.events import Event, FinishEvent, TextDelta
-from aiwrapper.http import HttpTransport
-from aiwrapper.httpcall import HttpCall
-from aiwrapper.messages import LangMessage, TextPart
-from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import error_class_for_status, make_error
-from aiwrapper.providers.http_model import HttpModel
+from aiwrapper._events import Event, FinishEvent, TextDelta
+from aiwrapper._http import HttpTransport
+from aiwrapper._httpcall import HttpCall
+from aiwrapper._messages import LangMessage, TextPart
+from aiwrapper._options import LangOptions
+from aiwrapper.providers._base import error_class_for_status, make_error
+from aiwrapper.providers._http_model import HttpModel
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aiwrapper import jsonscan
+from aiwrapper import _jsonscan as jsonscan
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from aiwrapper import AuthenticationError, ConfigError, Lang
-from aiwrapper.httpcall import HttpCall
+from aiwrapper._httpcall import HttpCall
 
 pytestmark = pytest.mark.anyio
 
@@ -144,7 +144,7 @@ def test_an_http_call_repr_hides_its_headers() -> None:
 
 def _headers_of(lang: Lang) -> dict[str, str]:
     from aiwrapper._contract import ProviderRequest
-    from aiwrapper.options import LangOptions
+    from aiwrapper._options import LangOptions
 
     request = ProviderRequest(model="m", messages=[], tools=[], options=LangOptions(), stream=False)
     return lang.model.provider.encode(request).headers  # type: ignore[attr-defined,no-any-return]

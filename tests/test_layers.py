@@ -19,18 +19,18 @@ GROUND_FLOOR = {
     "aiwrapper._modelinfo",
     "aiwrapper._parts",
     "aiwrapper._serialize",
-    "aiwrapper.errors",
-    "aiwrapper.jsontext",
-    "aiwrapper.message_dicts",
-    "aiwrapper.messages",
-    "aiwrapper.modelrules",
-    "aiwrapper.options",
-    "aiwrapper.overrides",
-    "aiwrapper.result",
-    "aiwrapper.runevents",
-    "aiwrapper.sizelimits",
+    "aiwrapper._errors",
+    "aiwrapper._jsontext",
+    "aiwrapper._message_dicts",
+    "aiwrapper._messages",
+    "aiwrapper._modelrules",
+    "aiwrapper._options",
+    "aiwrapper._overrides",
+    "aiwrapper._result",
+    "aiwrapper._runevents",
+    "aiwrapper._sizelimits",
 }
-TRANSPORT = ("aiwrapper.http", "aiwrapper.bodies", "aiwrapper.framing", "aiwrapper.httpcall")
+TRANSPORT = ("aiwrapper._http", "aiwrapper._bodies", "aiwrapper._framing", "aiwrapper._httpcall")
 
 
 def _graph() -> Graph:
@@ -45,7 +45,7 @@ def test_the_transport_reaches_no_provider_module() -> None:
 
 
 def test_the_shared_request_type_imports_nothing_of_aiwrapper() -> None:
-    assert reachable(_graph(), "aiwrapper.httpcall") == set()
+    assert reachable(_graph(), "aiwrapper._httpcall") == set()
 
 
 def test_the_ground_floor_imports_nothing_above_it() -> None:
@@ -57,8 +57,8 @@ def test_the_ground_floor_imports_nothing_above_it() -> None:
 
 def test_a_call_and_the_error_tree_stand_on_nothing_but_json_text() -> None:
     graph = _graph()
-    assert reachable(graph, "aiwrapper._call") == {"aiwrapper.jsontext"}
-    assert reachable(graph, "aiwrapper.errors") == set()
+    assert reachable(graph, "aiwrapper._call") == {"aiwrapper._jsontext"}
+    assert reachable(graph, "aiwrapper._errors") == set()
     assert reachable(graph, "aiwrapper._serialize") == set()
 
 
@@ -68,7 +68,7 @@ VENDOR_WORDS = re.compile(r"openai|anthropic|gemini|ollama|googleapis|11434|clau
 
 def test_the_tools_reach_no_provider_module() -> None:
     graph = _graph()
-    for module in sorted(m for m in graph if m.startswith("aiwrapper.tools")):
+    for module in sorted(m for m in graph if m.startswith("aiwrapper._tools")):
         providers = {m for m in reachable(graph, module) if m.startswith("aiwrapper.providers")}
         assert not providers, f"{module} reaches {sorted(providers)}"
 
@@ -94,9 +94,9 @@ def test_no_provider_module_reaches_the_gateway() -> None:
 # Files outside the provider packages (the gateway included: its front-ends live in their
 # wire's package) that may still name a vendor, each with its reason.
 VENDOR_ALLOWANCES = {
-    "lang.py": "the factories: one typed classmethod per vendor, delegating to its package",
+    "_lang.py": "the factories: one typed classmethod per vendor, delegating to its package",
     "__init__.py": "the lazy re-export of VertexConfig, a Vertex AI setting, from its package",
-    "message_dicts.py": (
+    "_message_dicts.py": (
         "the ground floor reads the message dicts chat accepts, in two vendors' shapes, and "
         "tags the thinking signatures and calls read from one of them with that vendor's "
         "name; standing below the provider packages, it cannot take the name from one"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, FunctionCall, LangMessage, LangMessages
-from aiwrapper.messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
 
 
 def anthropic_turn() -> LangMessage:

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import Lang, capabilities, catalogue, models
+from aiwrapper import Lang, models
+from aiwrapper import _capabilities as capabilities
+from aiwrapper import _catalogue as catalogue
 from aiwrapper._modelfacts import ModelFacts
 from aiwrapper.models import ModelInfo, register_model
 

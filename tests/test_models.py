@@ -16,9 +16,11 @@ from typing import Any
 import httpx
 import pytest
 
-from aiwrapper import CapabilityWarning, Lang, capabilities, catalogue, models, tool
+from aiwrapper import CapabilityWarning, Lang, models, tool
+from aiwrapper import _capabilities as capabilities
+from aiwrapper import _catalogue as catalogue
+from aiwrapper._result import RequestUsage
 from aiwrapper.models import ModelCost, ModelInfo, model_info, models_with, register_model
-from aiwrapper.result import RequestUsage
 
 
 class FakeCatalogue:

@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 import aiwrapper
-from aiwrapper import errors
+from aiwrapper import _errors as errors
 
 # The public modules; every other module is internal, whatever its name says.
 PUBLIC_MODULES = [
@@ -117,7 +117,8 @@ def test_overloaded_is_a_server_error() -> None:
 
 
 def test_the_public_text_delta_is_the_run_event_not_the_decoder_event() -> None:
-    from aiwrapper import events, runevents
+    from aiwrapper import _events as events
+    from aiwrapper import _runevents as runevents
 
     assert aiwrapper.TextDelta is runevents.TextDelta is not events.TextDelta
     assert aiwrapper.ThinkingDelta is runevents.ThinkingDelta is not events.ThinkingDelta

@@ -12,7 +12,8 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from aiwrapper import Lang, recording, tool
+from aiwrapper import Lang, tool
+from aiwrapper import _recording as recording
 from aiwrapper.testing import ReplayMismatchError, cassette
 
 KEY = "sk-local-0123456789abcdef"

@@ -22,10 +22,12 @@ from aiwrapper import (
     OutputValidationError,
     Param,
     Tool,
-    capabilities,
     tool,
 )
-from aiwrapper.tools.sources import ToolSource
+from aiwrapper import (
+    _capabilities as capabilities,
+)
+from aiwrapper._tools.sources import ToolSource
 
 pytestmark = pytest.mark.anyio
 

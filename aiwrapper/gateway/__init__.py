@@ -10,6 +10,6 @@ server, or run ``python -m aiwrapper serve --route NAME=PROVIDER:MODEL``.
 
 from __future__ import annotations
 
-from .app import Gateway
+from ._app import Gateway
 
 __all__ = ["Gateway"]

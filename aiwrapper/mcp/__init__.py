@@ -15,7 +15,7 @@ except ImportError as exc:  # pragma: no cover - tested in a subprocess without 
         "aiwrapper.mcp needs the MCP SDK, an optional extra: pip install 'aiwrapper[mcp]'"
     ) from exc
 
-from .errors import MCPToolError
-from .server import MCPServer
+from ._errors import MCPToolError
+from ._server import MCPServer
 
 __all__ = ["MCPServer", "MCPToolError"]

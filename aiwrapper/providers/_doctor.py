@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ToolDefinitionError
-from ..tools import Tool
-from ..tools.docstrings import parse_docstring
+from .._errors import ToolDefinitionError
+from .._tools import Tool
+from .._tools.docstrings import parse_docstring
 
 __all__ = ["PROVIDER_DIALECTS", "Diagnosis", "diagnose"]
 

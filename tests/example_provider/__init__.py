@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from typing_extensions import Unpack
 
-from aiwrapper import errors
+from aiwrapper import _errors as errors
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     TextDelta,
@@ -26,11 +26,11 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.http import HttpSettings
-from aiwrapper.httpcall import HttpCall
-from aiwrapper.messages import LangMessage
-from aiwrapper.providers import base as shared
-from aiwrapper.providers.http_model import HttpModel
+from aiwrapper._http import HttpSettings
+from aiwrapper._httpcall import HttpCall
+from aiwrapper._messages import LangMessage
+from aiwrapper.providers import _base as shared
+from aiwrapper.providers._http_model import HttpModel
 
 __all__ = ["API_KEY_ENV_VARS", "DEFAULT_BASE_URL", "DEFAULT_MODEL", "EchoProvider", "build"]
 

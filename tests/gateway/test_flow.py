@@ -15,7 +15,7 @@ import pytest
 
 from aiwrapper import Lang
 from aiwrapper._contract import EventSink, ProviderRequest
-from aiwrapper.events import FinishEvent, TextDelta
+from aiwrapper._events import FinishEvent, TextDelta
 from aiwrapper.gateway import Gateway
 
 from .harness import served

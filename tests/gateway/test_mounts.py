@@ -15,7 +15,8 @@ import pytest
 
 from aiwrapper import ConfigError, Lang, LangMessage, LangMessages, LangResult
 from aiwrapper._serving import ClientRequest, GatewayError, StreamEncoder
-from aiwrapper.gateway import Gateway, app
+from aiwrapper.gateway import Gateway
+from aiwrapper.gateway import _app as app
 from aiwrapper.providers import _registry, anthropic, openai, openai_responses
 from aiwrapper.providers._registry import Mounts, build_for_route, frontends, mounts_of
 

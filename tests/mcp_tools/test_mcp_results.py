@@ -8,9 +8,9 @@ pytest.importorskip("mcp")
 
 import mcp.types as types
 
+from aiwrapper._messages import ImagePart
 from aiwrapper.mcp import MCPToolError
-from aiwrapper.mcp.tools import exposed_name, to_content
-from aiwrapper.messages import ImagePart
+from aiwrapper.mcp._tools import exposed_name, to_content
 
 
 def test_text_blocks_are_joined_and_structured_content_is_not_repeated() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.errors import ConfigError
-from aiwrapper.messages import (
+from aiwrapper._errors import ConfigError
+from aiwrapper._messages import (
     LangMessage,
     OpaquePart,
     ProviderState,
@@ -16,10 +16,10 @@ from aiwrapper.messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper.options import merge_options
+from aiwrapper._options import merge_options
+from aiwrapper._result import FunctionCall
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
 from aiwrapper.providers.anthropic._models import family_for
-from aiwrapper.result import FunctionCall
 
 WEATHER_SCHEMA = {
     "name": "get_weather",
@@ -33,7 +33,7 @@ WEATHER_SCHEMA = {
 
 
 class FakeTool:
-    """Stands in for aiwrapper.tools.Tool: only name and schema_for are used."""
+    """Stands in for aiwrapper._tools.Tool: only name and schema_for are used."""
 
     name = "get_weather"
 
@@ -83,7 +83,7 @@ def test_minimal_request_has_url_headers_and_exact_body() -> None:
     }
     assert call.body == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 64000,  # the model's output limit (aiwrapper.modelrules)
+        "max_tokens": 64000,  # the model's output limit (aiwrapper._modelrules)
         "messages": USER_WIRE,
         "stream": True,
     }
@@ -175,7 +175,7 @@ def test_history_with_tool_blocks_is_sent_without_tools_when_none_are_declared()
     ]
     assert encode(messages) == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 64000,  # the model's output limit (aiwrapper.modelrules)
+        "max_tokens": 64000,  # the model's output limit (aiwrapper._modelrules)
         "messages": [
             USER_WIRE[0],
             {

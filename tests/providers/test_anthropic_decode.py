@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from aiwrapper.errors import OverloadedError, RateLimitError, StreamError
-from aiwrapper.events import (
+from aiwrapper._errors import OverloadedError, RateLimitError, StreamError
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,8 +22,8 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import ProviderState
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import ProviderState
 from aiwrapper.providers.anthropic import AnthropicProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "anthropic"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import _errors as errors
 from aiwrapper.providers.anthropic import AnthropicProvider
 
 PROVIDER = AnthropicProvider(api_key="k")

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
+from aiwrapper._assembler import Assembler
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,9 +22,9 @@ from aiwrapper.events import (
     ThinkingDelta,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
-from aiwrapper.options import LangOptions, merge_options
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import LangMessage, OpaquePart, ProviderState
+from aiwrapper._options import LangOptions, merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from aiwrapper import errors
-from aiwrapper.options import LangOptions
-from aiwrapper.providers.base import in_stream_error, sampling_fields
+from aiwrapper import _errors as errors
+from aiwrapper._options import LangOptions
+from aiwrapper.providers._base import in_stream_error, sampling_fields
 
 
 def test_an_in_stream_error_of_a_known_class_keeps_what_the_error_object_carried() -> None:

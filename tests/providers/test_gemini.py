@@ -8,11 +8,12 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from aiwrapper import Param, errors
+from aiwrapper import Param
+from aiwrapper import _errors as errors
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.httpcall import HttpCall
-from aiwrapper.messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
-from aiwrapper.options import LangOptions, merge_options
+from aiwrapper._httpcall import HttpCall
+from aiwrapper._messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
+from aiwrapper._options import LangOptions, merge_options
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gemini"
@@ -21,7 +22,7 @@ USER_CONTENT = {"role": "user", "parts": [{"text": "Hi"}]}
 
 
 class FakeTool:
-    """Stands in for ``aiwrapper.tools.Tool``: a name and a fixed declaration per dialect."""
+    """Stands in for ``aiwrapper._tools.Tool``: a name and a fixed declaration per dialect."""
 
     def __init__(self, name: str = "get_weather") -> None:
         self.name = name
@@ -418,9 +419,9 @@ def plot(
 
 def test_real_tools_render_only_whitelisted_gemini_schema_keys() -> None:
     try:
-        from aiwrapper.tools import tool
+        from aiwrapper._tools import tool
     except ImportError as exc:  # the tools package is written concurrently
-        pytest.skip(f"aiwrapper.tools.tool is not importable yet: {exc}")
+        pytest.skip(f"aiwrapper._tools.tool is not importable yet: {exc}")
     declaration = tool(plot).schema_for("gemini")
     assert declaration["name"] == "plot"
     assert "parametersJsonSchema" not in declaration
@@ -437,7 +438,7 @@ def loose(payload: Any, note: str = "") -> str:
 
 
 def test_an_any_parameter_still_renders_a_gemini_type() -> None:
-    from aiwrapper.tools import tool
+    from aiwrapper._tools import tool
 
     assert schema_key_violations(tool(loose).schema_for("gemini")["parameters"]) == []
 
@@ -468,7 +469,7 @@ def json_schema_violations(schema: Any, path: str = "") -> list[str]:
 
 
 def test_real_tools_render_only_listed_gemini_json_keywords() -> None:
-    from aiwrapper.tools import tool
+    from aiwrapper._tools import tool
 
     declaration = tool(plot).schema_for("gemini-json")
     assert "parameters" not in declaration
@@ -492,7 +493,7 @@ def constrained(
 
 @pytest.mark.parametrize("dialect", ["gemini", "gemini-json"])
 def test_constraints_never_reach_the_wire_as_unsupported_keywords(dialect: str) -> None:
-    from aiwrapper.tools import tool
+    from aiwrapper._tools import tool
 
     declaration = tool(constrained).schema_for(dialect)
     if dialect == "gemini":

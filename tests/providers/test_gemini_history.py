@@ -13,12 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-from aiwrapper import Lang, errors, tool
+from aiwrapper import Lang, tool
+from aiwrapper import _errors as errors
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.messages import LangMessage, ProviderState, TextPart, ToolCallPart
-from aiwrapper.options import merge_options
+from aiwrapper._messages import LangMessage, ProviderState, TextPart, ToolCallPart
+from aiwrapper._options import merge_options
+from aiwrapper._result import FunctionCall
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
-from aiwrapper.result import FunctionCall
 
 SKIP = "skip_thought_signature_validator"
 USER = LangMessage.text("user", "Weather?")
@@ -294,8 +295,8 @@ async def test_vertex_tool_loop_over_http() -> None:
 def test_an_anthropic_thinking_turn_continues_on_gemini_without_its_opaque_state() -> None:
     from pathlib import Path
 
-    from aiwrapper.assembler import Assembler
-    from aiwrapper.framing import SSEDecoder
+    from aiwrapper._assembler import Assembler
+    from aiwrapper._framing import SSEDecoder
     from aiwrapper.providers.anthropic import AnthropicProvider
 
     raw = (

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aiwrapper._assembler import Assembler
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -20,9 +20,9 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
-from aiwrapper.options import LangOptions
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import LangMessage, OpaquePart, ProviderState
+from aiwrapper._options import LangOptions
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider

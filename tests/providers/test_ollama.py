@@ -10,10 +10,11 @@ from typing import Any, Literal
 import httpx
 import pytest
 
-from aiwrapper import Lang, LangResult, errors, tool
+from aiwrapper import Lang, LangResult, tool
+from aiwrapper import _errors as errors
+from aiwrapper._assembler import Assembler
 from aiwrapper._contract import Provider, ProviderRequest
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -24,8 +25,8 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import NDJSONDecoder
-from aiwrapper.messages import (
+from aiwrapper._framing import NDJSONDecoder
+from aiwrapper._messages import (
     JSONValue,
     LangMessage,
     OpaquePart,
@@ -34,10 +35,10 @@ from aiwrapper.messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper.options import merge_options
+from aiwrapper._options import merge_options
+from aiwrapper._result import FunctionCall
 from aiwrapper.providers.ollama import OllamaProvider, default_base_url
 from aiwrapper.providers.ollama._content import calls_from_text
-from aiwrapper.result import FunctionCall
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "ollama"
 NAMES = ("get_weather", "get_time")

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import _errors as errors
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.messages import (
+from aiwrapper._messages import (
     LangMessage,
     OpaquePart,
     ProviderState,
@@ -17,7 +17,8 @@ from aiwrapper.messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper.options import LangOptions
+from aiwrapper._options import LangOptions
+from aiwrapper._result import FunctionCall
 from aiwrapper.providers.openai import (
     COMPATIBLE_PROFILE,
     OPENAI_PROFILE,
@@ -28,7 +29,6 @@ from aiwrapper.providers.openai import (
 )
 from aiwrapper.providers.openai._encode import wire_call_id
 from aiwrapper.providers.openai._profiles import thinking_fields
-from aiwrapper.result import FunctionCall
 
 WEATHER_PARAMS = {
     "type": "object",
@@ -39,7 +39,7 @@ WEATHER_PARAMS = {
 
 
 class FakeTool:
-    """Stands in for aiwrapper.tools.Tool: a name and a fixed OpenAI declaration."""
+    """Stands in for aiwrapper._tools.Tool: a name and a fixed OpenAI declaration."""
 
     def __init__(self, name: str, *, strict: bool | None = False) -> None:
         self.name = name

@@ -7,7 +7,8 @@ import json
 import httpx
 import pytest
 
-from aiwrapper import Lang, errors
+from aiwrapper import Lang
+from aiwrapper import _errors as errors
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from aiwrapper._assembler import Assembler
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -18,9 +18,9 @@ from aiwrapper.events import (
     TextDelta,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import LangMessage, OpaquePart, ProviderState
-from aiwrapper.options import LangOptions
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import LangMessage, OpaquePart, ProviderState
+from aiwrapper._options import LangOptions
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import errors
+from aiwrapper import _errors as errors
+from aiwrapper._assembler import Assembler
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -21,9 +21,9 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import JSONValue, LangMessage
-from aiwrapper.options import LangOptions
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import JSONValue, LangMessage
+from aiwrapper._options import LangOptions
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

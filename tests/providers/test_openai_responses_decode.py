@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import errors
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper import _errors as errors
+from aiwrapper._assembler import Assembler
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -23,8 +23,8 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
 from aiwrapper.providers.openai_responses import NAME, ResponsesStreamDecoder
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai_responses"

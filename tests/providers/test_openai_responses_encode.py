@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import errors, tool
+from aiwrapper import _errors as errors
+from aiwrapper import tool
 from aiwrapper._contract import ProviderRequest
-from aiwrapper.messages import LangMessage, OpaquePart, ProviderState, TextPart, ToolCallPart
-from aiwrapper.options import LangOptions
+from aiwrapper._messages import LangMessage, OpaquePart, ProviderState, TextPart, ToolCallPart
+from aiwrapper._options import LangOptions
+from aiwrapper._result import FunctionCall
 from aiwrapper.providers.openai import PRESETS
 from aiwrapper.providers.openai_responses import NAME, ResponsesProvider
-from aiwrapper.result import FunctionCall
 
 from .responses_sdk import assert_sdk_accepts
 

@@ -13,10 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
-from aiwrapper import Lang, capabilities, tool
-from aiwrapper.http import HttpTransport
+from aiwrapper import Lang, tool
+from aiwrapper import _capabilities as capabilities
+from aiwrapper._http import HttpTransport
 from aiwrapper.models import CapabilityWarning
-from aiwrapper.providers.http_model import HttpModel
+from aiwrapper.providers._http_model import HttpModel
 from aiwrapper.providers.openai_responses import ResponsesProvider
 
 from ..seeds.localserver import local_client

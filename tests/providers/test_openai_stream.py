@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from aiwrapper import errors
-from aiwrapper.assembler import Assembler
-from aiwrapper.events import (
+from aiwrapper import _errors as errors
+from aiwrapper._assembler import Assembler
+from aiwrapper._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,8 +22,8 @@ from aiwrapper.events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper.framing import SSEDecoder
-from aiwrapper.messages import ProviderState
+from aiwrapper._framing import SSEDecoder
+from aiwrapper._messages import ProviderState
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

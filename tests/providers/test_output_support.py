@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from aiwrapper._contract import NO_OUTPUT_SUPPORT, OutputSupport, output_support
+from aiwrapper.providers._http_model import HttpModel
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.anthropic._output import output_schema_supported
 from aiwrapper.providers.gemini import GeminiProvider
-from aiwrapper.providers.http_model import HttpModel
 from aiwrapper.providers.ollama import OllamaProvider
 from aiwrapper.providers.openai import OPENAI_PROFILE, OpenAIProvider, get_preset
 from aiwrapper.providers.openai_responses import ResponsesProvider

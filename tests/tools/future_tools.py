@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from aiwrapper.tools import Context, tool
+from aiwrapper._tools import Context, tool
 
 
 @dataclasses.dataclass

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import pytest
 
-from aiwrapper.errors import ToolArgumentsError, ToolDefinitionError
-from aiwrapper.tools import Context, Tool, tool
+from aiwrapper._errors import ToolArgumentsError, ToolDefinitionError
+from aiwrapper._tools import Context, Tool, tool
 
 from . import future_tools
 
@@ -211,7 +211,7 @@ async def test_invoke_validates_and_propagates_function_errors() -> None:
 
 @pytest.mark.anyio
 async def test_dict_definition_cannot_be_invoked() -> None:
-    from aiwrapper.tools import to_tool
+    from aiwrapper._tools import to_tool
 
     spec = to_tool({"name": "remote", "parameters": {"q": {"type": "string"}}})
     with pytest.raises(ToolDefinitionError, match="no implementation"):

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from aiwrapper.errors import ToolArgumentsError, ToolDefinitionError
-from aiwrapper.tools import Tool, to_tool, to_tools, tool
+from aiwrapper._errors import ToolArgumentsError, ToolDefinitionError
+from aiwrapper._tools import Tool, to_tool, to_tools, tool
 
 CANONICAL = {
     "type": "object",

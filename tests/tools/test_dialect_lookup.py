@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import aiwrapper.providers
-from aiwrapper.errors import ToolDefinitionError
-from aiwrapper.tools import DIALECTS, tool
-from aiwrapper.tools.dialects import dialect_names
+from aiwrapper._errors import ToolDefinitionError
+from aiwrapper._tools import DIALECTS, tool
+from aiwrapper._tools.dialects import dialect_names
 
 EXAMPLE = """
 def _plain(head, parameters, strict):
@@ -20,7 +20,7 @@ def _plain(head, parameters, strict):
 
 
 def _refuse(head, parameters, strict):
-    from aiwrapper.tools.dialects import DialectError
+    from aiwrapper._tools.dialects import DialectError
 
     raise DialectError("the example wire takes no parameters")
 

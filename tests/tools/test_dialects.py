@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from aiwrapper.errors import ToolDefinitionError
-from aiwrapper.tools import DIALECTS, Param, to_tool, tool
+from aiwrapper._errors import ToolDefinitionError
+from aiwrapper._tools import DIALECTS, Param, to_tool, tool
 
 from .helpers import (
     Address,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aiwrapper.tools import tool
-from aiwrapper.tools.docstrings import parse_docstring
+from aiwrapper._tools import tool
+from aiwrapper._tools.docstrings import parse_docstring
 
 
 def google(city: str, days: int) -> None:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypedDict
 
 import pytest
 
-from aiwrapper.tools import serialize_result
+from aiwrapper._tools import serialize_result
 
 
 class Shade(enum.Enum):

@@ -13,7 +13,7 @@ import annotated_types
 import jsonschema
 import pytest
 
-from aiwrapper.tools import Param, Tool, sample_arguments, to_tool, tool
+from aiwrapper._tools import Param, Tool, sample_arguments, to_tool, tool
 
 from . import future_tools
 from .helpers import Address, Color, Item, Level, Movie, Point, Tree

@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 from typing_extensions import Required, TypedDict
 
-from aiwrapper.errors import ToolArgumentsError
-from aiwrapper.tools import Context, Param, tool
+from aiwrapper._errors import ToolArgumentsError
+from aiwrapper._tools import Context, Param, tool
 
 from .helpers import Address, Color, Item, Level, Movie, Point, Tree
 

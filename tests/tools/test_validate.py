@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 import annotated_types
 import pytest
 
-from aiwrapper.errors import ToolArgumentsError
-from aiwrapper.tools import Param, tool
+from aiwrapper._errors import ToolArgumentsError
+from aiwrapper._tools import Param, tool
 
 from .helpers import Address, Color, Item, Level, Movie, Point, Tree
 

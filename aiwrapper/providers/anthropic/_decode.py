@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ... import errors, jsonscan
-from ...events import (
+from ... import _errors as errors
+from ... import _jsonscan as jsonscan
+from ..._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -28,8 +29,8 @@ from ...events import (
     ToolCallStart,
     UsageEvent,
 )
-from ...messages import ProviderState
-from ..base import in_stream_error
+from ..._messages import ProviderState
+from .._base import in_stream_error
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
 from ._name import NAME
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...messages import (
+from ..._messages import (
     ImagePart,
     LangMessage,
     OpaquePart,

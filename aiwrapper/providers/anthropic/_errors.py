@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ... import errors
-from ..base import error_class_for_status, make_error, parse_json_body
+from ... import _errors as errors
+from .._base import error_class_for_status, make_error, parse_json_body
 from ._name import NAME
 
 __all__ = ["error_from_response"]

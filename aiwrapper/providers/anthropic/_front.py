@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._callstate import packed_id
+from ..._messages import LangMessage, Part, TextPart, ThinkingPart
+from ..._messages import ToolCallPart as CallPart
+from ..._result import LangResult
 from ..._serving import (
     ClientRequest,
     ErrorKind,
@@ -26,9 +29,6 @@ from ..._serving import (
     read_route,
     read_tools,
 )
-from ...messages import LangMessage, Part, TextPart, ThinkingPart
-from ...messages import ToolCallPart as CallPart
-from ...result import LangResult
 from ._encode import wire_id
 from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..._callstate import call_part, packed_id
+from ..._messages import OpaquePart, Part, ThinkingPart
+from ..._result import FunctionCall, LangResult
+from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ..._runevents import ThinkingDelta as ThinkingText
 from ..._serving import GatewayError, sse, turn_parts
-from ...messages import OpaquePart, Part, ThinkingPart
-from ...result import FunctionCall, LangResult
-from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ...runevents import ThinkingDelta as ThinkingText
 from ._decode import _STOP_REASONS
 from ._encode import wire_id
 

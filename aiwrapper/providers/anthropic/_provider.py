@@ -30,14 +30,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import OutputSupport, ProviderRequest
-from ...events import Event
-from ...httpcall import HttpCall
+from ..._events import Event
+from ..._httpcall import HttpCall
+from ..._options import LangOptions
+from ..._output import output_spec
 from ...models import model_info
-from ...options import LangOptions
-from ...output import output_spec
-from ..base import merge_extra_body
+from .._base import merge_extra_body
 from ._decode import AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids
 from ._errors import error_from_response

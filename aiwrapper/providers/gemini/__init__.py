@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Literal
 from typing_extensions import Unpack
 
 from ..._settings import HttpSettings
-from .. import base as shared
+from .. import _base as shared
 from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
 from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
-    from ..http_model import HttpModel
+    from .._http_model import HttpModel
     from ._provider import DEFAULT_BASE_URL, GeminiProvider, GeminiStreamDecoder, VertexConfig
 
 # GOOGLE_API_KEY is what Google's own SDKs read; GEMINI_API_KEY wins when both are set.

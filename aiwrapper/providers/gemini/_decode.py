@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ... import jsonscan
-from ...errors import BadRequestError, StreamError
-from ...events import (
+from ... import _jsonscan as jsonscan
+from ..._errors import BadRequestError, StreamError
+from ..._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -31,7 +31,7 @@ from ...events import (
     ToolCallStart,
     UsageEvent,
 )
-from ...messages import ProviderState
+from ..._messages import ProviderState
 from ._errors import error_in_stream
 from ._name import PROVIDER
 

@@ -4,7 +4,7 @@ This module owns :func:`gemini_schema` (``parameters``: Gemini's OpenAPI-subset 
 :func:`gemini_json_schema` (``parametersJsonSchema``: JSON Schema with Google's published
 keyword list). Both keep to the keys Gemini is known to accept, because one unknown key
 anywhere fails the whole request (400 ``Unknown name "X"``); a keyword that has to go becomes
-a sentence in the description (:mod:`aiwrapper.tools.notes`).
+a sentence in the description (:mod:`aiwrapper._tools.notes`).
 
 Rules for ``parameters``, each seen in Gemini's 400 errors (evidence in public issue trackers):
 
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.notes import add_notes, constraint_note
-from ...tools.walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
+from ..._tools.notes import add_notes, constraint_note
+from ..._tools.walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
 
 __all__ = ["SCHEMA_DIALECTS", "gemini_json_schema", "gemini_schema"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import ConfigError
-from ...jsontext import loads_standard
-from ...messages import (
+from ..._errors import ConfigError
+from ..._jsontext import loads_standard
+from ..._messages import (
     LangMessage,
     OpaquePart,
     Part,
@@ -23,8 +23,8 @@ from ...messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from ...result import FunctionCall
-from ..base import result_text
+from ..._result import FunctionCall
+from .._base import result_text
 from ._name import PROVIDER
 
 __all__ = ["SKIP_SIGNATURE", "encode_contents", "encode_system"]

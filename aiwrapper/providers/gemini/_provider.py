@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..._contract import OutputSupport, ProviderRequest
-from ...errors import ConfigError, ProviderError
-from ...events import Event
-from ...httpcall import HttpCall
-from ...modelrules import thinking_budget
-from ...output import output_spec
-from ..base import merge_extra_body, refuse_unenforceable, sampling_fields
+from ..._errors import ConfigError, ProviderError
+from ..._events import Event
+from ..._httpcall import HttpCall
+from ..._modelrules import thinking_budget
+from ..._output import output_spec
+from .._base import merge_extra_body, refuse_unenforceable, sampling_fields
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import encode_contents, encode_system
@@ -33,7 +33,7 @@ from ._name import PROVIDER
 from ._rules import rules_for
 
 if TYPE_CHECKING:
-    from ...options import LangOptions
+    from ..._options import LangOptions
 
 __all__ = [
     "DEFAULT_BASE_URL",

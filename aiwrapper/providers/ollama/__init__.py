@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from typing_extensions import Unpack
 
 from ..._settings import HttpSettings
-from .. import base as shared
+from .. import _base as shared
 from .._lazy import lazy_exports
 from ._defaults import DEFAULT_BASE_URL, NAME, default_base_url
 from ._dialect import SCHEMA_DIALECTS
 
 if TYPE_CHECKING:
-    from ..http_model import HttpModel
+    from .._http_model import HttpModel
     from ._decode import OllamaDecoder
     from ._provider import OllamaProvider
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-from ... import errors, jsonscan
-from ...events import (
+from ... import _errors as errors
+from ... import _jsonscan as jsonscan
+from ..._events import (
     Event,
     FinishEvent,
     ModelEvent,

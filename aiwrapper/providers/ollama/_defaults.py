@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from ... import errors
+from ... import _errors as errors
 
 __all__ = ["DEFAULT_BASE_URL", "NAME", "default_base_url"]
 

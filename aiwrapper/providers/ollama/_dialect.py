@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.notes import add_notes
-from ...tools.walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
+from ..._tools.notes import add_notes
+from ..._tools.walk import SHAPE_REWRITES, Rewrite, inline_refs, keep_or_note, map_children
 
 __all__ = ["SCHEMA_DIALECTS", "ollama_schema"]
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import ProviderRequest
-from ...messages import LangMessage, ThinkingPart, ToolCallPart
-from ...modelrules import thinking_effort
-from ...options import LangOptions
-from ...result import FunctionCall
-from ..base import error_result_text, refuse_unenforceable, result_text, sampling_fields
+from ..._messages import LangMessage, ThinkingPart, ToolCallPart
+from ..._modelrules import thinking_effort
+from ..._options import LangOptions
+from ..._result import FunctionCall
+from .._base import error_result_text, refuse_unenforceable, result_text, sampling_fields
 from ._content import unread_fields
 from ._defaults import NAME
 

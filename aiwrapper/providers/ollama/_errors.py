@@ -10,8 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ... import errors
-from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from ... import _errors as errors
+from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
 from ._defaults import DEFAULT_BASE_URL, NAME
 
 __all__ = ["error_from_response", "stream_error"]

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import ProviderRequest
-from ...events import Event
-from ...httpcall import HttpCall
-from ...options import LangOptions
-from ...output import output_spec
-from ...tools.walk import inline_refs
-from ..base import merge_extra_body
+from ..._events import Event
+from ..._httpcall import HttpCall
+from ..._options import LangOptions
+from ..._output import output_spec
+from ..._tools.walk import inline_refs
+from .._base import merge_extra_body
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, NAME
 from ._encode import encode_generation, encode_messages, encode_think, encode_tools

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
+from ..._errors import ConfigError
 from ..._settings import HttpSettings
-from ...errors import ConfigError
-from .. import base as shared
+from .. import _base as shared
 from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
 from ._profiles import (
@@ -34,7 +34,7 @@ from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
     from ..._serving import DefaultFrontend, Frontend
-    from ..http_model import HttpModel
+    from .._http_model import HttpModel
     from ..openai_responses import ResponsesProvider
     from ._decode import OpenAIStreamDecoder
     from ._provider import OpenAIProvider

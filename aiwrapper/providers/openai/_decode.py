@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ... import errors, jsonscan
-from ...events import (
+from ... import _errors as errors
+from ... import _jsonscan as jsonscan
+from ..._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -24,7 +25,7 @@ from ...events import (
     ToolCallStart,
     UsageEvent,
 )
-from ...messages import ProviderState
+from ..._messages import ProviderState
 from ._errors import stream_error
 from ._quirks import KeptFields, content_items
 

@@ -12,15 +12,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import ProviderRequest, ToolChoice
-from ...messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
-from ...output import OutputSpec
-from ..base import error_result_text, refuse_unenforceable, result_text
+from ..._messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
+from ..._output import OutputSpec
+from .._base import error_result_text, refuse_unenforceable, result_text
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
-    from ...options import LangOptions
+    from ..._options import LangOptions
 
 __all__ = [
     "call_ids",

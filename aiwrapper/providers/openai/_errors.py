@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ... import errors
-from ..base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from ... import _errors as errors
+from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
 
 __all__ = ["error_fields", "error_from_response", "status_class", "stream_error"]
 

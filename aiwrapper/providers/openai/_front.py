@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._messages import ToolCallPart
+from ..._result import LangResult
 from ..._serving import (
     ClientRequest,
     ErrorKind,
@@ -25,8 +27,6 @@ from ..._serving import (
     read_route,
     read_tools,
 )
-from ...messages import ToolCallPart
-from ...result import LangResult
 from ._front_stream import (
     ChunkEncoder,
     envelope,

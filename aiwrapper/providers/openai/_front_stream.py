@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._callstate import call_part, packed_id
+from ..._messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
+from ..._result import FunctionCall, LangResult
+from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ..._runevents import ThinkingDelta as ThinkingText
 from ..._serving import ClientRequest, GatewayError, sse
-from ...messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
-from ...result import FunctionCall, LangResult
-from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ...runevents import ThinkingDelta as ThinkingText
 from ..anthropic._front_stream import kept_block, signature
 from ._decode import _FINISH
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ... import errors
-from ...modelrules import thinking_effort
+from ... import _errors as errors
+from ..._modelrules import thinking_effort
 
 __all__ = [
     "COMPATIBLE_PROFILE",

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import OutputSupport, ProviderRequest
-from ...events import Event
-from ...httpcall import HttpCall
-from ...output import output_spec
-from ..base import merge_extra_body
+from ..._events import Event
+from ..._httpcall import HttpCall
+from ..._output import output_spec
+from .._base import merge_extra_body
 from ._decode import OpenAIStreamDecoder, decode_body
 from ._encode import encode_messages, encode_response_format, encode_sampling, encode_tools
 from ._errors import error_from_response

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.dialects import DialectError
-from ...tools.notes import add_notes, constraint_note
+from ..._tools.dialects import DialectError
+from ..._tools.notes import add_notes, constraint_note
 from ._limits import LimitError, check_limits
 
 __all__ = ["StrictError", "make_strict"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ... import errors
+from ... import _errors as errors
 from ..openai._profiles import OPENAI_PROFILE
 from ..openai._rules import rules_for
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import errors, jsonscan
-from ...events import (
+from ... import _errors as errors
+from ... import _jsonscan as jsonscan
+from ..._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -29,7 +30,7 @@ from ...events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ...messages import ProviderState
+from ..._messages import ProviderState
 from ._errors import error_event, failed_response
 from ._fields import (
     Key,

@@ -17,14 +17,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import ProviderRequest
-from ...messages import LangMessage, OpaquePart, TextPart, ToolCallPart
-from ...modelrules import thinking_effort
-from ...options import LangOptions
-from ...output import OutputSpec, output_spec
-from ...tools import Tool
-from ..base import error_result_text, merge_extra_body, result_text, sampling_fields
+from ..._messages import LangMessage, OpaquePart, TextPart, ToolCallPart
+from ..._modelrules import thinking_effort
+from ..._options import LangOptions
+from ..._output import OutputSpec, output_spec
+from ..._tools import Tool
+from .._base import error_result_text, merge_extra_body, result_text, sampling_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
 from ..openai._rules import rules_for

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import errors
+from ... import _errors as errors
 from ..openai._errors import stream_error
 
 __all__ = ["error_event", "failed_response"]

@@ -17,6 +17,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..._messages import LangMessage
+from ..._result import LangResult
 from ..._serving import (
     ClientRequest,
     GatewayError,
@@ -26,8 +28,6 @@ from ..._serving import (
     read_route,
     read_tools,
 )
-from ...messages import LangMessage
-from ...result import LangResult
 from ..openai._front import openai_error_body
 from ._front_input import read_input
 from ._front_items import new_id, output_items, response_object

@@ -17,9 +17,9 @@ import uuid
 from typing import Any, TypeGuard, Union
 
 from ..._callstate import packed, packed_id, unpacked
+from ..._messages import OpaquePart, Part, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from ..._result import LangResult
 from ..._serving import ClientRequest
-from ...messages import OpaquePart, Part, ProviderState, TextPart, ThinkingPart, ToolCallPart
-from ...result import LangResult
 
 __all__ = [
     "Reasoning",

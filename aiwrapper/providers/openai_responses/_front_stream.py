@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, Union
 
 from ..._callstate import packed_id
+from ..._messages import Part, TextPart, ThinkingPart, ToolCallPart
+from ..._result import FunctionCall, LangResult
+from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
+from ..._runevents import ThinkingDelta as ThinkingText
 from ..._serving import ClientRequest, GatewayError, sse, turn_parts
-from ...messages import Part, TextPart, ThinkingPart, ToolCallPart
-from ...result import FunctionCall, LangResult
-from ...runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ...runevents import ThinkingDelta as ThinkingText
 from ._front_items import (
     Reasoning,
     call_item,

@@ -13,10 +13,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ... import errors
+from ... import _errors as errors
 from ..._contract import OutputSupport, ProviderRequest
-from ...events import Event
-from ...httpcall import HttpCall
+from ..._events import Event
+from ..._httpcall import HttpCall
 from ..openai._errors import error_from_response
 from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
 from ..openai._provider import account_headers

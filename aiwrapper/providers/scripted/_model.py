@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from ..._contract import EventSink, ProviderRequest
-from ...errors import ConfigError
-from ...events import (
+from ..._errors import ConfigError
+from ..._events import (
     Event,
     FinishEvent,
     TextDelta,
@@ -26,11 +26,11 @@ from ...events import (
     ToolCallStart,
     UsageEvent,
 )
-from ...messages import LangMessage, LangMessages, ToolCallPart
-from ...options import LangOptions
-from ...output import output_spec
-from ...tools import Tool, sample_arguments
-from ...tools.guess import arguments_from_prompt
+from ..._messages import LangMessage, LangMessages, ToolCallPart
+from ..._options import LangOptions
+from ..._output import output_spec
+from ..._tools import Tool, sample_arguments
+from ..._tools.guess import arguments_from_prompt
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
 

@@ -1,0 +1,424 @@
+"""Executing one turn's function calls: checks, approval, timeouts, order and concurrency.
+
+The loop hands over the calls of a turn in the order the model made them; this module runs
+them (concurrently in an anyio task group, or one after another), turns every failure into an
+error result the model can read, and returns one result per call in call order, whatever order
+they finish in. Each call id is answered exactly once. With early start, a call may begin
+while its turn still streams (``start_early``); it keeps its place in call order all the same.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from ._cancellation import cancelled_from_outside, is_cancellation
+from ._errors import ToolArgumentsError
+from ._logs import log_tool_call, log_tool_exception
+from ._messages import ImagePart, LangMessage
+from ._options import LangOptions
+from ._result import FunctionCall, LangResult
+from ._sizelimits import SizeLimits, clip_text
+from ._tools import Context, Tool, ToolContent, serialize_result
+
+__all__ = ["CallExecutor", "ToolOutcome"]
+
+_TRUNCATED_NOTE = (
+    "Your output reached the token limit while writing this call, so its arguments were"
+    " cut off; make the call again with shorter arguments."
+)
+REPEAT_LIMIT = 3  # identical calls in a row before the model is told it already has the result
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    """What a call produced, ready to become a tool-result message."""
+
+    content: str
+    is_error: bool = False
+    error_type: str | None = None
+    images: tuple[ImagePart, ...] = ()
+
+
+class _Failure(Exception):
+    """A call that cannot run; its message is sent to the model."""
+
+    def __init__(self, message: str, error_type: str, status: str = "error") -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.status = status
+
+
+class _CallbackError(Exception):
+    """``on_result`` or ``approve`` raised: the user's bug, which ends the run (its cause)."""
+
+
+_DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
+
+
+@dataclass(slots=True)
+class _Repeat:
+    signature: tuple[str, str] | None = None
+    count: int = 0
+    results: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+class CallExecutor:
+    """Runs the calls of each turn of one run, with the run's options and tools."""
+
+    def __init__(
+        self, tools: Sequence[Tool], options: LangOptions, result: LangResult, notify: Any
+    ) -> None:
+        self.options = options
+        self.result = result
+        self.notify = notify
+        # No callback: skip the notifications.
+        self.watched = options.on_result is not None or options.on_event is not None
+        self.use_tools(tools)
+        self.repeat = _Repeat()
+        self.raised: BaseException | None = None
+        self.truncated = False
+        # Keyed by id(call), for every call of the run (the result keeps the calls alive).
+        self.signatures: dict[int, tuple[str, str]] = {}  # also marks the calls planned
+        self.repeats: dict[int, bool] = {}
+        self.outcomes: dict[int, ToolOutcome] = {}
+        self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
+        self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
+        self.counted = 0  # calls of the run counted against max_tool_calls
+
+    @property
+    def calls_exhausted(self) -> bool:
+        """Whether ``max_tool_calls`` is reached: no further call of this run may run."""
+        cap = self.options.max_tool_calls
+        return cap is not None and self.counted >= cap
+
+    def use_tools(self, tools: Sequence[Tool]) -> None:
+        """Run calls with these tools from now on (a server's tool list changed)."""
+        self.tools: Mapping[str, Tool] = {t.name: t for t in tools}
+        self.ask_approval = _approval_scope(tools, self.options)
+
+    async def run_turn(
+        self, calls: Sequence[FunctionCall], *, truncated: bool = False
+    ) -> list[LangMessage]:
+        """Run ``calls`` and return their result messages in call order.
+
+        ``truncated`` says the turn hit the output token limit, so arguments that do not
+        parse were most likely cut off; their error says so.
+        """
+        self.truncated = truncated
+        for call in calls:  # those planned while the turn streamed are skipped
+            self.plan(call)
+        if self.raised is not None:  # an early call failed in raise mode: run nothing more
+            raise self.raised
+        for batch in self._batches(calls):
+            await self._run_batch(batch, calls)
+            if self.raised is not None:
+                raise self.raised
+        for call in calls:  # calls started early run on beside the others: wait for them
+            started = self.early.get(id(call))
+            if started is not None:
+                await started.wait()
+        if self.raised is not None:
+            raise self.raised
+        outcomes = self.outcomes
+        limit = self.result_chars
+        return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+
+    def plan(self, call: FunctionCall) -> None:
+        """Count ``call`` against the run's limits: once per call, in call order."""
+        key = id(call)
+        if key in self.signatures:
+            return
+        signature = self.signatures[key] = _signature(call)
+        self.repeats[key] = self._is_repeat(signature)
+        if self.calls_exhausted:  # the cap keeps the first calls
+            self.outcomes[key] = self._over_limit(call)
+        else:
+            self.counted += 1
+
+    def start_early(self, call: FunctionCall, group: TaskGroup) -> bool:
+        """Plan ``call``, whose arguments are complete, and start it in ``group`` if it may.
+
+        A call may start before its turn ends when nothing could stop or delay it once the
+        turn is in: a known tool that is not ``sequential``, needs no approval, and takes
+        these arguments. Any other call waits for ``run_turn``. Returns False, without
+        planning, for a call of no known tool (the loop's own answer tool, say): it and the
+        calls after it are left to ``run_turn``.
+        """
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return False
+        self.plan(call)
+        key = id(call)
+        if key in self.outcomes or self.repeats[key] or tool.sequential:
+            return True
+        if self.raised is not None:  # an earlier call failed in raise mode: the turn is over
+            return True
+        if self.options.approve is not None and self.ask_approval(tool):
+            return True
+        try:
+            tool.validate(call.raw_arguments or call.arguments)
+        except ToolArgumentsError:
+            return True  # run_turn reports it, with the truncation note when the turn was cut
+        done = self.early[key] = anyio.Event()
+        group.start_soon(self._run_early, call, done)
+        return True
+
+    async def _run_early(self, call: FunctionCall, done: anyio.Event) -> None:
+        try:
+            await self._run_call(call, False, None)  # a failure to raise waits in self.raised
+        finally:
+            done.set()
+
+    def settle(self, calls: Sequence[FunctionCall], reason: str) -> list[LangMessage]:
+        """Results for calls a failure left unanswered, so the conversation can go on.
+
+        A call that finished keeps its own result; any other is marked ``error`` and answered
+        with an error result saying it was interrupted or never run, and why (``reason``).
+        """
+        messages = []
+        for call in calls:
+            outcome = self.outcomes.get(id(call))
+            if outcome is None:
+                verb = "was interrupted" if call.status == "running" else "was not run"
+                call.status, call.error = "error", f"This call {verb}: {reason}."
+                outcome = ToolOutcome(call.error, True, "Interrupted")
+            messages.append(_result_message(call, outcome, self.result_chars))
+        return messages
+
+    def _over_limit(self, call: FunctionCall) -> ToolOutcome:
+        message = (
+            f"Call to {call.name!r} was not run: the limit of {self.options.max_tool_calls} "
+            "tool calls for this run was reached. Answer with the results you have."
+        )
+        call.status, call.error = "skipped", message
+        return ToolOutcome(message, True, "ToolCallLimit")
+
+    def _batches(self, calls: Sequence[FunctionCall]) -> list[list[int]]:
+        """Indexes of calls to run together; a sequential tool always runs alone, in place.
+
+        Calls that already have an outcome (over ``max_tool_calls``) or were started early
+        are left out.
+        """
+        done, early = self.outcomes, self.early
+        runnable = [i for i, c in enumerate(calls) if id(c) not in done and id(c) not in early]
+        if not self.options.parallel:
+            return [[i] for i in runnable]
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in runnable:
+            tool = self.tools.get(calls[i].name)
+            if tool is not None and tool.sequential:
+                batches += [current, [i]] if current else [[i]]
+                current = []
+            else:
+                current.append(i)
+        return [*batches, current] if current else batches
+
+    async def _run_batch(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
+        repeats = self.repeats
+        if len(batch) == 1:  # nothing to run alongside: no task group needed
+            call = calls[batch[0]]
+            await self._run_call(call, repeats[id(call)], None)
+            return
+        cap = self.options.max_concurrency
+        limit = anyio.CapacityLimiter(cap) if cap and cap < len(batch) else None
+
+        async def one(i: int) -> None:
+            call = calls[i]
+            if limit is None:
+                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
+                return
+            async with limit:
+                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
+
+        async with anyio.create_task_group() as tg:
+            *others, last = batch
+            for i in others:
+                tg.start_soon(one, i)
+            await one(last)  # the host task runs one call itself: one task fewer to spawn
+
+    async def _run_call(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
+    ) -> ToolOutcome:
+        started = time.monotonic()
+        try:
+            outcome = await self._outcome(call, repeated, scope)
+            log_tool_call(call, started)
+            self.outcomes[id(call)] = outcome
+            self.repeat.results[self.signatures[id(call)]] = outcome.content
+            if self.watched:
+                await self._callback(self.notify, call)
+        except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
+            self._abort(exc.__cause__ or exc, scope)
+            return ToolOutcome("", True)
+        return outcome
+
+    async def _outcome(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
+    ) -> ToolOutcome:
+        try:
+            return await self._execute(call, repeated)
+        except _Failure as failure:
+            call.status, call.error = failure.status, str(failure)  # type: ignore[assignment]
+            return ToolOutcome(str(failure), True, failure.error_type)
+        except _CallbackError:
+            raise
+        except Exception as exc:
+            if self.options.tool_errors == "raise":
+                self._abort(exc, scope)
+            else:
+                log_tool_exception(call, exc)
+            return _failed(call, exc)
+        except BaseException as exc:
+            if not is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
+                self._abort(exc, scope)
+            elif cancelled_from_outside():
+                raise
+            else:  # a cancellation exception the tool raised on its own: a tool failure
+                log_tool_exception(call, exc)
+            # Either way the call still needs an answer.
+            return _failed(call, exc)
+
+    def _abort(self, exc: BaseException, scope: anyio.CancelScope | None) -> None:
+        """End the turn with ``exc``: the first one wins, the other calls are cancelled."""
+        if self.raised is None:
+            self.raised = exc
+        if scope is not None:  # None: a call running alone, with nothing beside it to cancel
+            scope.cancel()
+
+    @staticmethod
+    async def _callback(function: Any, *args: Any) -> Any:
+        try:
+            return await _maybe_await(function(*args))
+        except Exception as exc:
+            raise _CallbackError(str(exc)) from exc
+
+    async def _execute(self, call: FunctionCall, repeated: bool) -> ToolOutcome:
+        tool = self._tool_for(call)
+        if repeated:
+            raise _Failure(self._repeat_message(call), "RepeatedCall", "skipped")
+        arguments: Any = call.raw_arguments or call.arguments
+        try:
+            validated = tool.validate(arguments)
+        except ToolArgumentsError as exc:
+            if self.options.tool_errors == "raise":
+                raise
+            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
+            raise _Failure(message, "ToolArgumentsError") from exc
+        if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
+            call.arguments = validated
+        await self._check_approval(tool, call)
+        call.status = "running"
+        if self.watched:
+            await self._callback(self.notify)
+        value = await self._call_with_timeout(tool, call, validated)
+        if isinstance(value, ToolContent):  # written for the model already (MCP results)
+            call.result, call.status = value.value, "done"
+            return ToolOutcome(value.text, images=value.images)
+        call.result, call.status = value, "done"
+        return ToolOutcome(serialize_result(value))
+
+    def _tool_for(self, call: FunctionCall) -> Tool:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            valid = ", ".join(sorted(self.tools)) or "(none)"
+            raise _Failure(
+                f"Unknown function {call.name!r}. Valid functions: {valid}.", "UnknownFunction"
+            )
+        return tool
+
+    async def _check_approval(self, tool: Tool, call: FunctionCall) -> None:
+        approve = self.options.approve
+        if approve is None or not self.ask_approval(tool):
+            return
+        decision = await self._callback(approve, call)
+        if decision is True:
+            return
+        reason = decision if isinstance(decision, str) and decision else "the user denied it"
+        raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
+
+    async def _call_with_timeout(self, tool: Tool, call: FunctionCall, kwargs: Any) -> Any:
+        seconds = tool.timeout if tool.timeout is not None else self.options.tool_timeout
+        if seconds is None:
+            return await self._invoke(tool, call, kwargs)
+        with anyio.move_on_after(seconds) as scope:
+            return await self._invoke(tool, call, kwargs)
+        if scope.cancelled_caught:
+            message = f"{call.name!r} timed out after {seconds:g} s."
+            if self.options.tool_errors == "raise":
+                raise TimeoutError(message)
+            raise _Failure(message, "TimeoutError")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _invoke(self, tool: Tool, call: FunctionCall, kwargs: dict[str, Any]) -> Any:
+        handler = self.options.function_handler
+        if handler is not None:
+            if inspect.iscoroutinefunction(handler):
+                return await handler(call)
+            # Abandoned on cancel: a thread cannot be stopped, but tool_timeout and the run's
+            # timeout must not wait for it.
+            value = await anyio.to_thread.run_sync(handler, call, abandon_on_cancel=True)
+            return await _maybe_await(value)
+        context = Context(deps=self.options.deps, call=call, result=self.result)
+        return await tool.call_validated(kwargs, context=context)
+
+    def _is_repeat(self, signature: tuple[str, str]) -> bool:
+        if signature == self.repeat.signature:
+            self.repeat.count += 1
+        else:
+            self.repeat.signature, self.repeat.count = signature, 1
+        return self.repeat.count >= REPEAT_LIMIT
+
+    def _repeat_message(self, call: FunctionCall) -> str:
+        previous = self.repeat.results.get(self.signatures[id(call)])
+        tail = f" The result was: {previous}" if previous is not None else ""
+        return (
+            f"You already called {call.name!r} with these same arguments "
+            f"{self.repeat.count - 1} times in a row and have its result; do not call it "
+            f"again, use the result you have.{tail}"
+        )
+
+
+def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
+    name, detail = type(exc).__name__, str(exc)
+    call.status, call.error = "error", f"{name}: {detail}" if detail else name
+    return ToolOutcome(call.error, True, name)
+
+
+def _result_message(call: FunctionCall, outcome: ToolOutcome, limit: int) -> LangMessage:
+    return LangMessage.tool_result(
+        call,
+        clip_text(outcome.content, limit),  # a huge result must not flood the model's context
+        is_error=outcome.is_error,
+        error_type=outcome.error_type,
+        images=outcome.images,
+    )
+
+
+def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:
+    """Which tools ``approve`` is asked for: the flagged ones, or all when none is flagged."""
+    if any(t.requires_approval for t in tools):
+        return lambda tool: tool.requires_approval
+    return lambda tool: True
+
+
+# ``json.dumps`` with options builds an encoder per call; every call of a run is signed once.
+_SIGN = json.JSONEncoder(sort_keys=True, default=str).encode
+
+
+def _signature(call: FunctionCall) -> tuple[str, str]:
+    return call.name, _SIGN(call.arguments)
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value

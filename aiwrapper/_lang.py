@@ -1,0 +1,406 @@
+"""``Lang``: the facade a user holds — factories, ``ask``/``chat``, their blocking twins.
+
+A ``Lang`` pairs one ``Model`` (an HTTP provider or an offline model) with default options.
+Each ``ask``/``chat`` merges options, turns ``functions`` into tools, and hands a fresh ``Run``
+(``loop.py``) the conversation. Each factory hands its keywords to the builder its provider
+package exports; a package is imported only when its factory is called, so ``import aiwrapper``
+stays light.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+
+import anyio.to_thread
+from typing_extensions import Unpack
+
+from ._loop import Run
+from ._messages import LangMessage, LangMessages
+from ._modelfacts import ModelFacts
+from ._options import EventCallback, OptionsLike, merge_options
+from ._overrides import CallOverrides, LangOptionsDict
+from ._result import LangResult
+from ._runevents import RunEvent
+from ._stream import RunStream
+from ._syncrun import LoopThread
+from ._tools import Tool, to_tool, to_tools
+from ._tools.sources import ToolSource
+from ._watch import chain
+
+if TYPE_CHECKING:
+    from ._contract import Model
+    from ._http import HttpSettings
+    from .providers.anthropic import AnthropicSettings
+    from .providers.gemini import GeminiSettings, VertexConfig
+    from .providers.ollama import OllamaSettings
+    from .providers.openai import OpenAISettings
+    from .providers.scripted import ScriptedRequest, TurnSource
+
+__all__ = ["Lang"]
+
+MessagesLike = Iterable["LangMessage | Mapping[str, Any]"]
+OutputT = TypeVar("OutputT")
+
+
+class Lang:
+    """A language model with default options; ask it things, with tools.
+
+    Build one with a factory (``Lang.openai``, ``Lang.anthropic``, ``Lang.gemini``,
+    ``Lang.ollama``, ``Lang.openai_compatible``, ``Lang.scripted``, ``Lang.offline``,
+    ``Lang.from_env``), then ``await lang.ask(...)`` or ``lang.ask_sync(...)``.
+    """
+
+    def __init__(self, model: Model, *, options: OptionsLike = None) -> None:
+        merge_options(options)  # a bad default option fails here, not at the first call
+        self.model: Model = model
+        self.options: OptionsLike = options
+        self._sync = LoopThread()
+        # Plain functions passed in ``functions`` are wrapped once, not on every call.
+        self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
+        self._facts = ModelFacts()  # model_info of the models asked, kept across runs
+
+    # The factories: each hands its keywords to its provider package's builder. Every HTTP
+    # factory also takes ``timeout``, ``max_retries``, ``http_client``, ``max_connections``,
+    # ``retry_base_delay`` and ``retry_max_delay`` (``HttpSettings``).
+    @classmethod
+    def openai(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        api: Literal["chat", "responses", "auto"] = "auto",
+        options: OptionsLike = None,
+        **settings: Unpack[OpenAISettings],
+    ) -> Lang:
+        """OpenAI (key from ``OPENAI_API_KEY``; model ``gpt-4o-mini``).
+
+        ``api`` picks the wire: ``"chat"`` Chat Completions, ``"responses"`` the Responses
+        API, ``"auto"`` Chat Completions but for the models only the Responses API serves.
+        """
+        from .providers import openai
+
+        model_ = openai.build(model, api_key=api_key, base_url=base_url, api=api, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def openai_compatible(
+        cls,
+        base_url: str | None = None,
+        *,
+        model: str,
+        preset: str | None = None,
+        api_key: str | None = None,
+        api: Literal["chat", "responses", "auto"] = "auto",
+        options: OptionsLike = None,
+        **settings: Unpack[HttpSettings],
+    ) -> Lang:
+        """Any OpenAI-compatible server, by base URL or by ``preset`` name.
+
+        Presets: openrouter, groq, deepseek, mistral, together, xai, vllm, llamacpp,
+        lmstudio, ollama. A preset supplies the base URL, the key's environment variable and
+        the server's wire quirks; ``base_url`` overrides its URL. ``api="responses"`` speaks
+        the server's ``/responses`` endpoint instead of ``/chat/completions``.
+        """
+        from .providers import openai
+
+        model_ = openai.build_compatible(
+            base_url, model=model, preset=preset, api_key=api_key, api=api, **settings
+        )
+        return cls(model_, options=options)
+
+    @classmethod
+    def anthropic(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[AnthropicSettings],
+    ) -> Lang:
+        """Anthropic Messages (key from ``ANTHROPIC_API_KEY``; model ``claude-sonnet-4-5``)."""
+        from .providers import anthropic
+
+        model_ = anthropic.build(model, api_key=api_key, base_url=base_url, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def gemini(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        vertex: VertexConfig | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[GeminiSettings],
+    ) -> Lang:
+        """Google Gemini (key from ``GEMINI_API_KEY``, then ``GOOGLE_API_KEY``).
+
+        Vertex AI: pass ``vertex=VertexConfig(project=..., location=..., access_token=...)``.
+        The default model is ``gemini-2.5-flash``.
+        """
+        from .providers import gemini
+
+        model_ = gemini.build(model, api_key=api_key, base_url=base_url, vertex=vertex, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def ollama(
+        cls,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[OllamaSettings],
+    ) -> Lang:
+        """Ollama's native API (``OLLAMA_HOST`` honoured; no key for a local server).
+
+        The default model is ``qwen3`` and the default ``timeout`` 300 s.
+        """
+        from .providers import ollama
+
+        model_ = ollama.build(model, api_key=api_key, base_url=base_url, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def scripted(cls, turns: TurnSource, *, options: OptionsLike = None) -> Lang:
+        """A model that replays ``turns`` and records each request (for tests)."""
+        from .providers.scripted import ScriptedModel
+
+        return cls(ScriptedModel(turns), options=options)
+
+    @classmethod
+    def offline(cls, *, options: OptionsLike = None) -> Lang:
+        """A model with no network: calls each tool once, then answers from the results."""
+        from .providers.scripted import OfflineModel
+
+        return cls(OfflineModel(), options=options)
+
+    @classmethod
+    def from_env(cls, *, options: OptionsLike = None) -> Lang:
+        """The first provider whose key is set, else the offline model.
+
+        ``AIWRAPPER_PROVIDER`` (openai, anthropic, gemini, ollama, offline) picks one
+        explicitly and ``AIWRAPPER_MODEL`` names the model; otherwise the keys are tried in
+        the order OpenAI, Anthropic, Gemini.
+        """
+        from .providers._registry import from_env
+
+        return cls(from_env(), options=options)
+
+    @property
+    def provider(self) -> str:
+        """The provider's name (``openai``, ``anthropic``, ``scripted``...)."""
+        return self.model.name
+
+    @property
+    def requests(self) -> list[ScriptedRequest]:
+        """Requests a scripted model received (``Lang.scripted`` only)."""
+        requests = getattr(self.model, "requests", None)
+        if requests is None:
+            raise AttributeError("only Lang.scripted(...) records its requests")
+        return requests  # type: ignore[no-any-return]
+
+    # Each entry point is overloaded so that ``output_type=Weather`` types the result as
+    # ``LangResult[Weather]`` (``result.output: Weather``) for mypy and pyright; without it, or
+    # with a type form that is not a class (a ``Literal``), ``output`` is ``Any``.
+    @overload
+    async def ask(
+        self,
+        prompt: str,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Unpack[CallOverrides],
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    async def ask(
+        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+    ) -> LangResult[Any]: ...
+
+    async def ask(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """Ask ``prompt`` as a new conversation; tools run until the model answers."""
+        return await self._start(prompt, options, overrides).run()
+
+    @overload
+    async def chat(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Unpack[CallOverrides],
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    async def chat(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]: ...
+
+    async def chat(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """Continue a conversation (``result.messages`` or a list of message dicts)."""
+        return await self._start(messages, options, overrides).run()
+
+    @overload
+    def ask_sync(
+        self,
+        prompt: str,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Unpack[CallOverrides],
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    def ask_sync(
+        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+    ) -> LangResult[Any]: ...
+
+    def ask_sync(
+        self, prompt: str, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """``ask`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.ask(prompt, options, **overrides))
+
+    @overload
+    def chat_sync(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Unpack[CallOverrides],
+    ) -> LangResult[OutputT]: ...
+
+    @overload
+    def chat_sync(
+        self,
+        messages: MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]: ...
+
+    def chat_sync(
+        self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """``chat`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.chat(messages, options, **overrides))
+
+    @overload
+    def stream(
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        *,
+        output_type: type[OutputT],
+        **overrides: Unpack[CallOverrides],
+    ) -> RunStream[OutputT]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> RunStream[Any]: ...
+
+    def stream(
+        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+    ) -> RunStream[Any]:
+        """A run whose events are read as they happen (``TextDelta``, ``CallFinished``...).
+
+        ``prompt`` is a prompt (as for ``ask``) or a conversation (as for ``chat``). Use it as
+        ``async with lang.stream(...) as run: async for event in run: ...``; ``run.result`` is
+        the ``LangResult``. Leaving the block early cancels the run. The ``on_event`` option,
+        when set, still receives every event first.
+        """
+        return RunStream(lambda push: self._start(prompt, options, overrides, listener=push))
+
+    def stream_sync(
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> Iterator[RunEvent]:
+        """``stream`` as a blocking iterator of events; works inside a running event loop too.
+
+        Stopping early (``break``, or closing the iterator) cancels the run.
+        """
+        return self._sync.iterate(self.stream(prompt, options, **overrides))
+
+    def _start(
+        self,
+        prompt: str | MessagesLike,
+        options: OptionsLike,
+        overrides: Mapping[str, Any],
+        listener: EventCallback | None = None,
+    ) -> Run:
+        """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
+        merged = merge_options(self.options, options, **overrides)
+        if listener is not None:
+            merged = replace(merged, on_event=chain(merged.on_event, listener))
+        functions = [self._wrap(f) for f in merged.functions or ()]
+        sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
+        tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
+        result: LangResult[Any]
+        if isinstance(prompt, str):
+            result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
+        else:
+            conversation = LangMessages(prompt)
+            users = [m for m in conversation if m.role == "user"]
+            result = LangResult(users[-1].content if users else "", conversation)
+        return Run(self.model, merged, tools, result, sources=sources, facts=self._facts)
+
+    def _wrap(self, function: Any) -> Any:
+        """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""
+        if isinstance(function, Tool) or not callable(function):
+            return function
+        try:
+            tool = self._wrapped.get(function)
+            if tool is None:
+                tool = self._wrapped[function] = to_tool(function)
+        except TypeError:  # not weakly referable (a slotted callable): wrap it every time
+            return function
+        return tool
+
+    async def aclose(self) -> None:
+        """Close connections (those of the sync facade's loop too).
+
+        Closing twice is harmless; a closed ``Lang`` can still be used and reconnects.
+        """
+        if self._sync.started:  # its clients live on that loop: closed there, off this loop
+            await anyio.to_thread.run_sync(self._close_sync_loop)
+        await self.model.aclose()
+
+    def close(self) -> None:
+        """Blocking ``aclose`` for scripts (also inside a running event loop)."""
+        self._sync.run(self.model.aclose())
+        self._sync.close()
+
+    def _close_sync_loop(self) -> None:
+        if self._sync.started:
+            self._sync.run(self.model.aclose())
+        self._sync.close()
+
+    async def __aenter__(self) -> Lang:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"Lang({self.model.name}, model={self.model.model!r})"

@@ -1,0 +1,240 @@
+"""One open connection to an MCP server: the session, its tool list, its calls, its errors.
+
+This module owns everything that touches the ``mcp`` package's client: opening the transport
+(a subprocess over stdio, or streamable HTTP), reading the whole tool list (every page), noticing
+``tools/list_changed`` in both protocol eras, calling a tool, and turning the package's failures
+into aiwrapper's errors. Entering and leaving a connection must happen in one task (the
+``mcp`` client is built on anyio task groups); ``MCPServer`` and the run see to that. Turning
+listed tools into ``Tool`` objects is left to :mod:`aiwrapper.mcp._tools`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp.types as types
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CONNECTION_CLOSED
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .._errors import AIWrapperError, ConnectionError
+from ._errors import MCPToolError
+
+__all__ = ["Connection", "TransportSpec"]
+
+_MAX_PAGES = 1000  # a server that keeps handing out cursors must not hang the run
+_STDERR_TAIL = 2000  # characters of the server's stderr quoted in an error
+
+
+@dataclass(frozen=True, slots=True)
+class TransportSpec:
+    """How to reach a server: a command to start (stdio) or a URL (streamable HTTP)."""
+
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | Path | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The server as a person would name it in a message."""
+        if self.url is not None:
+            return self.url
+        return " ".join([self.command or "", *self.args])
+
+
+class Connection:
+    """An open session with one MCP server (open and close it from the same task)."""
+
+    def __init__(self, spec: TransportSpec) -> None:
+        self.spec = spec
+        self.changed = True  # the tool list must be read (again)
+        self._stack = AsyncExitStack()
+        self._client: Client | None = None
+        self._errlog: IO[str] | None = None
+        self._lists_change = False  # the server announces tools/list_changed
+        self._stop: anyio.Event | None = None  # set by close(): the session task leaves
+        self.lost: AIWrapperError | None = None  # why the session ended before close()
+
+    async def open(self) -> None:
+        """Start the transport and the session; failures are ``ConnectionError``.
+
+        The session lives in a task of its own: a transport that fails (a dropped HTTP
+        stream) cancels that task, never the run that uses the connection.
+
+        Raises:
+            ConnectionError: The command is missing, the port refuses, the server exits.
+        """
+        self._stop = anyio.Event()
+        try:
+            transport = self._transport()  # its file and HTTP client close after the task
+            group = await self._stack.enter_async_context(anyio.create_task_group())
+            await group.start(self._hold, transport)
+        except Exception as exc:
+            failure = self._failure("cannot connect to", exc)
+            with suppress(Exception):
+                await self._stack.aclose()
+            raise failure from exc
+
+    async def close(self) -> None:
+        """End the session; a stdio server's process is stopped (shielded from cancellation)."""
+        if self._stop is not None:
+            self._stop.set()
+        with suppress(Exception):  # a server that already died has nothing left to close
+            await self._stack.aclose()
+
+    async def _hold(self, transport: Any, *, task_status: Any) -> None:
+        """Enter the session, serve calls from other tasks until ``close``, leave it."""
+        started, stop = False, self._stop
+        assert stop is not None  # made by open(), which starts this task
+        try:
+            async with (
+                Client(transport, message_handler=self._on_message) as client,
+                anyio.create_task_group() as listeners,
+            ):
+                await self._watch_list_changes(client, listeners)
+                self._client, started = client, True
+                task_status.started()
+                await stop.wait()
+                listeners.cancel_scope.cancel()
+        except Exception as exc:
+            if not started:
+                raise
+            self.lost = self._failure("lost the connection to", exc)
+        finally:
+            self._client = None
+
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool of the server, following ``nextCursor`` page by page."""
+        client = self._require()
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        self.changed = False  # a change announced while listing triggers another read
+        try:
+            for _ in range(_MAX_PAGES):
+                page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools += page.tools
+                cursor = page.next_cursor
+                if cursor is None:
+                    return tools
+        except Exception as exc:
+            raise self._failure("cannot list the tools of", exc) from exc
+        raise ConnectionError(f"MCP server {self.spec.label}: tools/list never ended")
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Call a tool; a lost server is ``ConnectionError``, a refused call ``MCPToolError``."""
+        client = self._require()
+        try:
+            return await client.call_tool(name, arguments)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.lost = self.lost or self._failure("lost the connection to", exc)
+                raise self.lost from exc
+            raise MCPToolError(f"the server refused the call: {exc.message}") from exc
+        except (httpx2.HTTPError, OSError, anyio.BrokenResourceError) as exc:
+            self.lost = self.lost or self._failure("lost the connection to", exc)
+            raise self.lost from exc
+        except Exception as exc:  # e.g. structured content that fails its own output schema
+            raise MCPToolError(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            # A server that announces list changes may have changed it in this very call, and
+            # over HTTP its notice can arrive after the result: read the list again to be sure.
+            self.changed = (self.changed or self._lists_change) and self.lost is None
+
+    def _require(self) -> Client:
+        if self.lost is not None:
+            raise self.lost
+        if self._client is None:
+            raise ConnectionError(f"MCP server {self.spec.label} is not connected")
+        return self._client
+
+    def _make_client(self) -> Client:
+        return Client(self._transport(), message_handler=self._on_message)
+
+    def _transport(self) -> Any:
+        spec = self.spec
+        if spec.url is not None:
+            http = httpx2.AsyncClient(
+                headers=dict(spec.headers), timeout=httpx2.Timeout(30, read=300)
+            )
+            self._stack.push_async_callback(http.aclose)
+            return streamable_http_client(spec.url, http_client=http)
+        # The server's stderr goes to a file, not the user's terminal; its tail explains failures.
+        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        self._stack.callback(errlog.close)  # closed with the connection, after the process
+        self._errlog = errlog
+        env = dict(spec.env) if spec.env is not None else None
+        params = StdioServerParameters(
+            command=spec.command or "", args=list(spec.args), env=env, cwd=spec.cwd
+        )
+        return stdio_client(params, errlog=self._errlog)
+
+    async def _on_message(self, message: object) -> None:
+        # Handshake-era servers announce a changed list with a notification.
+        if isinstance(message, types.ToolListChangedNotification):
+            self.changed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def _watch_list_changes(self, client: Client, group: anyio.abc.TaskGroup) -> None:
+        """On 2026-07-28 a change arrives only on a ``subscriptions/listen`` stream."""
+        capability = client.server_capabilities.tools
+        self._lists_change = bool(capability and capability.list_changed)
+        if self._lists_change and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            await group.start(self._listen, client)
+
+    async def _listen(self, client: Client, *, task_status: Any) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
+                async for _event in subscription:
+                    self.changed = True
+        except Exception:  # e.g. SubscriptionLost: the session itself decides if it is lost
+            pass  # no change stream: the list is still read after calls and on refresh()
+        finally:
+            with suppress(RuntimeError):  # started already
+                task_status.started()
+
+    def _failure(self, doing: str, exc: BaseException) -> AIWrapperError:
+        """``exc`` (maybe an exception group) as aiwrapper's error, with the server's stderr."""
+        leaf = _first_leaf(exc)
+        if isinstance(leaf, AIWrapperError):
+            return leaf
+        if isinstance(leaf, FileNotFoundError) and self.spec.url is None:
+            reason = f"command not found: {self.spec.command!r}"
+        elif isinstance(leaf, MCPError):
+            reason = leaf.message
+        else:
+            reason = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+        return ConnectionError(f"{doing} MCP server {self.spec.label}: {reason}{self._tail()}")
+
+    def _tail(self) -> str:
+        log = self._errlog
+        if log is None or log.closed:
+            return ""
+        with suppress(OSError, ValueError):
+            log.flush()
+            log.seek(0)
+            text = log.read()[-_STDERR_TAIL:].strip()
+            return f"\nserver stderr:\n{text}" if text else ""
+        return ""
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The first real exception inside (nested) exception groups; anyio wraps failures."""
+    inner: Sequence[BaseException] | None = getattr(exc, "exceptions", None)
+    while inner:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc

@@ -1,0 +1,125 @@
+"""``HttpModel``: a provider's wire format plus the HTTP transport, together a ``Model``.
+
+The glue between the protocol and transport layers: encode the request, send it, cut the
+body into SSE events or NDJSON lines, feed them to the provider's decoder and hand every event
+to the loop's sink. It knows no wire format itself (that stays in ``providers/<name>.py``) and
+no httpx (that stays in ``http.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from typing_extensions import Unpack
+
+from .. import _errors as errors
+from .._contract import EventSink, Provider, ProviderRequest, output_support
+from .._events import Event
+from .._framing import NDJSONDecoder, SSEDecoder, SSEEvent
+from .._http import HttpSettings, HttpTransport
+from .._httpcall import HttpCall
+from .._sizelimits import SizeLimits
+
+__all__ = ["HttpModel"]
+
+_DEFAULT_SIZES = SizeLimits()  # frozen: one for every request that sets none
+
+
+class HttpModel:
+    """A ``Model`` that talks to a provider over HTTP.
+
+    Args:
+        provider: The wire format (OpenAI, Anthropic, ...), already configured.
+        transport: Sends the requests; shared by every call of this model.
+        model: The model name, as the provider spells it.
+    """
+
+    def __init__(self, provider: Provider, transport: HttpTransport, *, model: str) -> None:
+        if provider.framing not in ("sse", "ndjson"):
+            raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
+        self.name = provider.name
+        self.output_support = output_support(provider)
+        self.model = model
+        self.provider = provider
+        self.transport = transport
+
+    @classmethod
+    def connect(cls, provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
+        """``provider`` over a new transport made from ``settings`` (what a factory builds)."""
+        return cls(provider, HttpTransport(**settings), model=model)
+
+    async def send(self, request: ProviderRequest, sink: EventSink) -> None:
+        """Run one round and hand every event to ``sink`` in order.
+
+        Raises:
+            ProviderError: the provider answered with an error (status, or inside the stream).
+            ConnectionError: the provider could not be reached.
+            RequestTimeoutError: the provider did not answer in time.
+            StreamError: the response broke off or could not be decoded.
+        """
+        call = replace(self.provider.encode(request), provider=self.name, model=request.model)
+        limits = request.options.limits or _DEFAULT_SIZES
+        if call.stream:
+            await self._send_stream(call, request, sink, limits)
+            return
+        body = await self.transport.request_json(call, self.provider.error, limits=limits)
+        await sink(self._decode(lambda: self.provider.decode_response(body, request)))
+
+    async def aclose(self) -> None:
+        """Release the transport's connections."""
+        await self.transport.aclose()
+
+    async def _send_stream(
+        self, call: HttpCall, request: ProviderRequest, sink: EventSink, limits: SizeLimits
+    ) -> None:
+        decoder = self.provider.decode_stream(request)
+        most = limits.frame_bytes
+        framer = SSEDecoder(most) if self.provider.framing == "sse" else _NDJSONFrames(most)
+        # The per-chunk path is hot (every token passes through it): locals, no extra calls.
+        frames, feed = framer.feed, decoder.feed
+        async with self.transport.stream(call, self.provider.error, limits=limits) as chunks:
+            async for chunk in chunks:
+                batch: list[Event] = []
+                try:
+                    for name, data in frames(chunk):
+                        batch += feed(name, data)
+                except Exception as exc:
+                    await sink(batch)  # what arrived before the error is kept in the result
+                    if isinstance(exc, errors.AIWrapperError):
+                        raise
+                    raise self._undecodable(exc) from exc
+                if batch:
+                    await sink(batch)  # outside the try: the sink's errors stay its own
+        tail: list[Event] = []
+        for name, data in framer.flush():
+            tail += self._decode(lambda: feed(name, data))  # noqa: B023 - called at once
+        tail += self._decode(decoder.close)
+        await sink(tail)
+
+    def _decode(self, decode: Callable[[], list[Event]]) -> list[Event]:
+        """Run a decoding step, reporting a decoder's own bugs as ``StreamError``."""
+        try:
+            return decode()
+        except errors.AIWrapperError:
+            raise
+        except Exception as exc:
+            raise self._undecodable(exc) from exc
+
+    def _undecodable(self, exc: Exception) -> errors.StreamError:
+        return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
+
+
+class _NDJSONFrames:
+    """NDJSON lines in the ``(event, data)`` shape of SSE events; a line has no event name."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, max_frame: int | None = None) -> None:
+        self._lines = NDJSONDecoder(max_frame)
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        return [(None, line) for line in self._lines.feed(chunk)]
+
+    def flush(self) -> list[SSEEvent]:
+        return [(None, line) for line in self._lines.flush()]
