@@ -23,13 +23,14 @@ _UNFOLDABLE = (KeyError, TypeError, ValueError, AttributeError)
 class Block:
     """What the decoder remembers about one open content block."""
 
-    __slots__ = ("citations", "fragments", "kind", "opened", "problem", "raw")
+    __slots__ = ("citations", "fragments", "kind", "opened", "problem", "raw", "streamed")
 
     def __init__(self, kind: str, raw: dict[str, Any]) -> None:
         self.kind = kind  # "text", "thinking", "tool_use" or "opaque"
         self.raw = raw  # the block as content_block_start gave it
         self.opened = False  # a text part was started for it
-        self.fragments: list[str] = []  # input_json_delta pieces
+        self.fragments: list[str] = []  # input_json_delta pieces of a block kept whole
+        self.streamed = False  # a tool_use block had input deltas (the assembler keeps them)
         citations = raw.get("citations") if kind == "text" else None
         self.citations: list[Any] = list(citations or [])
         self.problem: str | None = None  # why an opaque block could not be read whole

@@ -209,10 +209,12 @@ class AnthropicStreamDecoder:
         if kind == "text_delta" and block.opened:  # the common event: more of an open part
             return [TextDelta(_str(delta["text"]))]
         if kind == "input_json_delta":  # the common event of a call: a piece of its input
-            fragment = _str(delta["partial_json"])
+            fragment = delta["partial_json"]
+            if fragment.__class__ is not str:
+                _str(fragment)  # raises, naming what came instead
             if not fragment:
                 return []
-            block.fragments.append(fragment)
+            block.streamed = True  # only whether input streamed: the assembler keeps the text
             return [ToolCallDelta(index, fragment)]
         if kind == "text_delta":
             block.opened = True
@@ -231,7 +233,7 @@ class AnthropicStreamDecoder:
             # Streamed input is parsed by the assembler from the deltas; a whole body (or a
             # call with no input deltas) carries the object itself.
             whole = block.raw.get("input")
-            arguments = None if block.fragments else (whole if isinstance(whole, dict) else {})
+            arguments = None if block.streamed else (whole if isinstance(whole, dict) else {})
             return [ToolCallEnd(int(payload["index"]), arguments)]
         if block.kind == "text" and block.citations:
             # Attached at the end: state on the part earlier would split later text deltas.
