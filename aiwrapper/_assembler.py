@@ -258,23 +258,24 @@ class Assembler:
 
     def _extend_call(self, event: ToolCallDelta) -> None:
         index, fragment = event.index, event.arguments
-        fragments = self._fragments.get(index)
+        watched = self._parsers.get(index)  # an open call, when live: first, it is the common one
+        if watched is not None:
+            call, parser = watched
+            raw, call.raw_arguments = call.raw_arguments, ""
+            raw += fragment  # extended in place when only this call held it (see _settle)
+            call.raw_arguments = raw
+            parser.feed(fragment)
+            partial = parser.value
+            if partial.__class__ is dict:
+                call.arguments = partial
+            return
+        fragments = self._fragments.get(index)  # live, every open call has a parser
         if fragments is None:
             if index in self.calls and not fragment.strip():
                 return  # white space after a call ended as whole: nothing to add
             state = "already ended" if index in self.calls else "never started"
             raise StreamError(f"{self.provider}: arguments for call #{index}, which {state}")
-        if not self.live:
-            fragments.append(fragment)
-            return
-        call, parser = self._parsers[index]
-        raw, call.raw_arguments = call.raw_arguments, ""
-        raw += fragment  # extended in place when only this call held it (see _settle)
-        call.raw_arguments = raw
-        parser.feed(fragment)
-        partial = parser.value
-        if partial.__class__ is dict:
-            call.arguments = partial
+        fragments.append(fragment)
 
     def _end_call(self, index: int, arguments: dict[str, Any] | None) -> None:
         part = self.calls.get(index)
