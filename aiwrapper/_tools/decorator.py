@@ -32,7 +32,7 @@ from .nodes import Node, Schema
 from .schema import read_signature
 from .validate import Coercion
 
-__all__ = ["Tool", "make_tool", "tool"]
+__all__ = ["Tool", "make_tool", "read_only_schema", "tool"]
 
 # Defaults keep a bare ``Tool`` (a dict definition, an MCP tool) meaning ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)
@@ -93,6 +93,7 @@ class Tool(Generic[P, R]):
         self._context_param = context_param
         self._binding: str | None = None
         self._cache: dict[str, bytes | Schema] = {}
+        self._shared: dict[str, Schema] = {}  # what read_only_schema hands out, per dialect
         # Asked once: a bound method of an async function stays async, so __get__ keeps it.
         self._is_async = func is not None and is_async_callable(func)
         if func is not None:  # not updated=__dict__: the function's attributes are not ours
@@ -239,6 +240,23 @@ class Tool(Generic[P, R]):
         call = functools.partial(func, **kwargs)
         result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
         return await result if inspect.isawaitable(result) else result
+
+
+def read_only_schema(tool: Tool[..., Any], dialect: str) -> Schema:
+    """``tool.schema_for(dialect)`` without its copy: the same object at every call.
+
+    For an encoder that only serializes the declaration into a request body, which then goes
+    out and is dropped: the deep copy ``schema_for`` makes for callers that edit it would be
+    paid for every tool on every request. Nobody may edit what this returns.
+    """
+    # A stand-in with only schema_for (a test double) gets its copy.
+    cache: dict[str, Schema] | None = getattr(tool, "_shared", None)
+    if cache is None:
+        return tool.schema_for(dialect)
+    shared = cache.get(dialect)
+    if shared is None:
+        shared = cache[dialect] = tool.schema_for(dialect)
+    return shared
 
 
 def _freeze(schema: Schema) -> bytes | Schema:

@@ -13,6 +13,7 @@ import pytest
 
 from aiwrapper._errors import ToolDefinitionError
 from aiwrapper._tools import DIALECTS, Param, to_tool, tool
+from aiwrapper._tools.decorator import read_only_schema
 
 from .helpers import (
     Address,
@@ -319,6 +320,18 @@ def test_schema_for_returns_a_deep_copy_that_callers_may_edit(dialect: str) -> N
     _scribble(first)
     assert paint.schema_for(dialect) == expected
     assert paint.parameters == before
+
+
+def test_read_only_schema_is_one_shared_declaration_equal_to_schema_for() -> None:
+    @tool
+    def paint(color: Color, tags: list[str] | None = None) -> None:
+        pass
+
+    shared = read_only_schema(paint, "openai")
+    assert shared == paint.schema_for("openai")
+    assert read_only_schema(paint, "openai") is shared  # no copy per request
+    assert paint.schema_for("openai") is not shared  # schema_for still hands out copies
+    assert read_only_schema(paint, "anthropic") == paint.schema_for("anthropic")
 
 
 def _scribble(value: Any) -> None:

@@ -16,6 +16,7 @@ from ... import _errors as errors
 from ..._contract import ProviderRequest, ToolChoice
 from ..._messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
 from ..._output import OutputSpec
+from ..._tools.decorator import read_only_schema
 from .._base import error_result_text, refuse_unenforceable, result_text
 from ._profiles import OpenAIProfile
 
@@ -121,7 +122,7 @@ def encode_tools(profile: OpenAIProfile, request: ProviderRequest, body: dict[st
         # call, which forces the same call.
         tools = [t for t in tools if t.name == choice.name]
         choice = ToolChoice("required")
-    body["tools"] = [t.schema_for("openai") for t in tools]
+    body["tools"] = [read_only_schema(t, "openai") for t in tools]
     if choice is not None and profile.supports_tool_choice:
         body["tool_choice"] = _wire_tool_choice(choice)
     parallel = options.parallel_tool_calls
