@@ -200,7 +200,9 @@ class AnthropicStreamDecoder:
         return events
 
     def _block_delta(self, payload: dict[str, Any]) -> list[Event]:
-        index, delta = int(payload["index"]), payload["delta"]
+        index, delta = payload["index"], payload["delta"]
+        if index.__class__ is not int:  # read as int() reads it; the call only when needed
+            index = int(index)
         block = self._blocks[index]
         if block.kind == "opaque":  # first: a block kept whole takes deltas of any shape
             fold_opaque(block, delta)
