@@ -61,7 +61,11 @@ class ThinkSplitter:
         no ``<``: then it can neither hold a tag nor begin one (both tags start with ``<``).
         This is the common case, so callers skip ``push``'s scanning and list building.
         """
-        return not self.pending and not self.trim and "<" not in chunk
+        return self.idle() and "<" not in chunk
+
+    def idle(self) -> bool:
+        """Whether nothing is held back and no whitespace is due to be dropped."""
+        return not self.pending and not self.trim
 
     def flush(self) -> list[tuple[bool, str]]:
         """The content ended: release what was held back (an unclosed tag stays thinking)."""

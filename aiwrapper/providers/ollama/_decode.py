@@ -49,6 +49,7 @@ class OllamaDecoder:
         self._calls = 0
         self._unread = UnreadFields()
         self._done = False
+        self._plain = self._plain_delta()
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one NDJSON line (``event`` is unused: NDJSON has no event names)."""
@@ -64,19 +65,20 @@ class OllamaDecoder:
             ) from exc
         # Almost every line is one token of answer text: decode it here, in one frame,
         # before the general path (the stream benchmark measures exactly this).
-        if line.__class__ is dict and line.get("error") is None and not line.get("done"):
+        plain = self._plain
+        if plain is not None and line.__class__ is dict:
             message = line.get("message")
-            if message.__class__ is dict and self._text.state == "pass":
+            if (
+                message.__class__ is dict
+                and len(message) == 2  # content and role: no thinking, calls or else
+                and "role" in message
+                and line.get("error") is None
+                and not line.get("done")
+            ):
                 content = message.get("content")
-                if (
-                    content.__class__ is str
-                    and len(message) == 2  # content and role: no thinking, calls or else
-                    and "role" in message
-                    and self._think.is_plain(content)
-                ):
-                    if not content:
-                        return []
-                    return [ThinkingDelta(content) if self._think.thinking else TextDelta(content)]
+                # Both think tags start with "<": content without one cannot hold or begin one.
+                if content.__class__ is str and "<" not in content:
+                    return [plain(content)] if content else []
         return self.feed_object(line)
 
     def feed_object(self, line: Any) -> list[Event]:
@@ -93,7 +95,17 @@ class OllamaDecoder:
                 events += self._finish(line)
         except (KeyError, TypeError, AttributeError) as exc:
             raise errors.StreamError(f"Ollama sent a line that cannot be read: {line!r}") from exc
+        self._plain = self._plain_delta()  # only this path moves the gate and the splitter
         return events
+
+    def _plain_delta(self) -> type[TextDelta] | type[ThinkingDelta] | None:
+        """What plain content (no ``<``) becomes now, or None while text is held back.
+
+        Decided once per line of the general path instead of on every token.
+        """
+        if self._text.state != "pass" or not self._think.idle():
+            return None
+        return ThinkingDelta if self._think.thinking else TextDelta
 
     def close(self) -> list[Event]:
         """The body ended; raise ``StreamError`` unless the ``done`` line arrived."""
