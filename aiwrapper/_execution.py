@@ -9,7 +9,6 @@ while its turn still streams (``start_early``); it keeps its place in call order
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import time
@@ -28,7 +27,6 @@ from ._options import LangOptions
 from ._result import FunctionCall, LangResult
 from ._sizelimits import SizeLimits, clip_text
 from ._tools import Context, Tool, ToolContent, serialize_result
-from ._tools.threads import run_in_thread
 
 __all__ = ["CallExecutor", "ToolOutcome"]
 
@@ -367,7 +365,7 @@ class CallExecutor:
                 return await handler(call)
             # Abandoned on cancel: a thread cannot be stopped, but tool_timeout and the run's
             # timeout must not wait for it.
-            value = await run_in_thread(functools.partial(handler, call))
+            value = await anyio.to_thread.run_sync(handler, call, abandon_on_cancel=True)
             return await _maybe_await(value)
         context = Context(deps=self.options.deps, call=call, result=self.result)
         return await tool.call_validated(kwargs, context=context)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, overload
 
+import anyio.to_thread
 from typing_extensions import ParamSpec, Self, TypeVar
 
 from .._errors import ToolDefinitionError
@@ -29,7 +30,6 @@ from .context import Context
 from .dialects import DialectError, dialect_names, render
 from .nodes import Node, Schema
 from .schema import read_signature
-from .threads import run_in_thread
 from .validate import Coercion
 
 __all__ = ["Tool", "make_tool", "read_only_schema", "tool"]
@@ -238,7 +238,7 @@ class Tool(Generic[P, R]):
         # A thread cannot be interrupted: on a timeout or cancellation the run moves on and
         # the function finishes in the background, its result discarded.
         call = functools.partial(func, **kwargs)
-        result = await run_in_thread(call)
+        result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
         return await result if inspect.isawaitable(result) else result
 
 
