@@ -1,6 +1,6 @@
 """``python -m aiwrapper``: a demo of two tools, streamed, on any provider or none.
 
-``python -m aiwrapper --help`` lists the commands (``ask``, ``doctor``, ``serve``; ``cli.py``).
+``python -m aiwrapper --help`` lists the commands (``ask``, ``doctor``, ``serve``; ``_cli.py``).
 
 With a provider's API key in the environment, or ``AIWRAPPER_PROVIDER`` naming one, it talks
 to that provider (``Lang.from_env`` picks it); without either it runs on the offline model,
@@ -66,7 +66,7 @@ class Printer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo (no arguments) or a command (``cli.py``); returns the exit status."""
+    """Run the demo (no arguments) or a command (``_cli.py``); returns the exit status."""
     from ._cli import run
 
     return run(argv, demo)

@@ -1,13 +1,13 @@
 """The one assembler: folds neutral events into the assistant message of a turn.
 
-Every provider, streamed or not, produces the same events (``events.py``); this module turns
+Every provider, streamed or not, produces the same events (``_events.py``); this module turns
 them into ``LangMessage`` parts and ``FunctionCall`` records, keeping parts in arrival order and
 opaque provider state on the part it came with. While someone watches (``live``) it also keeps
 a best-effort parse of arguments as they stream, so partial calls can be shown.
 
 Every delta costs O(its own size): text and thinking pile up as chunks, joined only when read
 (``answer``, ``thinking``) or when their part closes, and a watched call's arguments are read
-by a resumable parser (``partial_json.py``) that never goes back over what it already read.
+by a resumable parser (``_partial_json.py``) that never goes back over what it already read.
 """
 
 from __future__ import annotations

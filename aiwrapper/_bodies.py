@@ -1,6 +1,6 @@
 """Reading response bodies for the transport, within the size limits.
 
-Part of the transport (``http.py`` sends and retries; this module reads what comes back): the
+Part of the transport (``_http.py`` sends and retries; this module reads what comes back): the
 chunks of a streamed body with httpx failures mapped to aiwrapper errors and the total size
 capped, a whole body read the same way, and the head of an error body kept with a marker
 instead of the whole of a possibly huge page.

@@ -2,7 +2,7 @@
 
 A tool may raise ``asyncio.CancelledError`` on its own (nobody cancelled anything): that is a
 tool failure, answered with an error result. A cancellation of the run itself must propagate.
-``execution.py`` asks these questions; the loop words why a run ended for the calls it left.
+``_execution.py`` asks these questions; the loop words why a run ended for the calls it left.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 With no command it runs the demo (``__main__.py``); ``ask`` streams one answer from any
 provider; ``doctor`` shows how each provider would declare a tool and what is lossy or risky
-about it; ``serve`` runs the gateway (``gateway/serve.py`` owns its options and its run).
+about it; ``serve`` runs the gateway (``gateway/_serve.py`` owns its options and its run).
 """
 
 from __future__ import annotations

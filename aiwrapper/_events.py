@@ -1,10 +1,10 @@
 """Neutral stream events: what every provider decoder turns its wire format into.
 
 A decoder (``providers/<name>.py``) emits these small tagged records; one assembler
-(``assembler.py``) folds them into the assistant message, the same way for every provider and
+(``_assembler.py``) folds them into the assistant message, the same way for every provider and
 for streamed and whole responses alike. Events carry no I/O and no provider-specific JSON keys,
 except inside the opaque ``ProviderState`` payloads, which only the provider that made them reads.
-These are internal: the events users see (``aiwrapper.TextDelta``...) are in ``runevents.py``.
+These are internal: the events users see (``aiwrapper.TextDelta``...) are in ``_runevents.py``.
 
 Events are built for every token, so they are plain slotted dataclasses: a frozen one costs
 about three times as much to construct. Nothing mutates an event once it is made.

@@ -2,7 +2,7 @@
 
 Protocol code without I/O, in the style of httpcore and httpx-sse: each decoder is fed the
 body's byte chunks exactly as they arrive (split anywhere, even inside a multi-byte UTF-8
-character or between CR and LF) and returns what is complete. Transport (``http.py``) and the
+character or between CR and LF) and returns what is complete. Transport (``_http.py``) and the
 meaning of each event (``providers/<name>.py``) live elsewhere.
 
 Speed matters here (every streamed token passes through): the decoders work on bytes, find

@@ -3,7 +3,7 @@
 ``HttpTransport`` POSTs a provider's ``HttpCall`` as JSON, retries what the official vendor
 SDKs retry, turns every httpx failure into an aiwrapper error, and
 hands streamed bodies over as raw byte chunks. What goes into a request and what a body means
-belong to the providers (``providers/<name>.py``); cutting bytes into events to ``framing.py``.
+belong to the providers (``providers/<name>.py``); cutting bytes into events to ``_framing.py``.
 
 Owned ``httpx.AsyncClient`` instances are kept per event loop, on the transport instance: a
 connection pool is bound to the loop that opened its sockets, and the sync facade may run

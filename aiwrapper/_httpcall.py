@@ -1,5 +1,5 @@
 """One HTTP request ready to send, and the server's ``retry-after`` hint: the data the
-transport (``http.py``) and the providers share.
+transport (``_http.py``) and the providers share.
 
 It sits below both, importing nothing of aiwrapper, so the transport needs no provider module:
 a provider builds an ``HttpCall``, the transport sends it and reads the hint from the headers.

@@ -2,7 +2,7 @@
 
 A ``Lang`` pairs one ``Model`` (an HTTP provider or an offline model) with default options.
 Each ``ask``/``chat`` merges options, turns ``functions`` into tools, and hands a fresh ``Run``
-(``loop.py``) the conversation. Each factory hands its keywords to the builder its provider
+(``_loop.py``) the conversation. Each factory hands its keywords to the builder its provider
 package exports; a package is imported only when its factory is called, so ``import aiwrapper``
 stays light.
 """

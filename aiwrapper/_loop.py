@@ -2,8 +2,8 @@
 
 ``Run`` owns everything that spans rounds: the conversation, limits (``max_iterations``, the
 run ``timeout``), usage totals, the ``on_result`` notifications and manual mode. One round sends
-the conversation, folds the streamed events into the assistant message (``assembler.py``),
-and, when the message asks for calls, hands them to ``execution.py`` and appends the results
+the conversation, folds the streamed events into the assistant message (``_assembler.py``),
+and, when the message asks for calls, hands them to ``_execution.py`` and appends the results
 in the order the model made the calls. A round is final only when it ends with no calls.
 """
 

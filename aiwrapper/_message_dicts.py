@@ -7,7 +7,7 @@ Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
 conversation is kept here. A block that cannot be read (an image, an unknown type) is a
 ``ConfigError``: a conversation given by the user is never silently shortened. The reader
 yields each message's fields, built of plain parts: building ``LangMessage``s from them, and
-writing messages back as dicts, stays in ``messages.py``, which stands above this module.
+writing messages back as dicts, stays in ``_messages.py``, which stands above this module.
 """
 
 from __future__ import annotations

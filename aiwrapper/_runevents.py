@@ -3,8 +3,8 @@
 Each event is a small record of one change, carrying only its own payload (a text delta, an
 argument fragment, the call that changed) and ``result``, the run's ``LangResult`` so far.
 Printing a streamed answer is ``if isinstance(event, TextDelta): print(event.text, end="")``.
-The records are built by the loop (``watch.py`` turns the providers' neutral stream events of
-``events.py`` into these); they are plain data and never mutated after they are made.
+The records are built by the loop (``_watch.py`` turns the providers' neutral stream events of
+``_events.py`` into these); they are plain data and never mutated after they are made.
 """
 
 from __future__ import annotations

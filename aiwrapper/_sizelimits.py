@@ -3,7 +3,7 @@
 A misbehaving server can stream a line that never ends or a body without end, and a tool can
 return megabytes; these caps keep memory bounded. Exceeding a stream limit is a
 ``StreamError`` that names the limit; an error body and a tool result are cut, with a marker
-saying so. The transport (``http.py``), the framing and the tool executor read them.
+saying so. The transport (``_http.py``), the framing and the tool executor read them.
 """
 
 from __future__ import annotations

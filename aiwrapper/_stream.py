@@ -1,7 +1,7 @@
 """``RunStream``: a run whose events are read with ``async for``, as ``Lang.stream`` returns it.
 
 The run goes on in a task of the ``async with`` block's own task group and hands its events
-(``runevents.py``) over through a memory stream with a small buffer, so a slow reader holds
+(``_runevents.py``) over through a memory stream with a small buffer, so a slow reader holds
 the run back instead of piling events up. A reader that is behind sees ``event.result`` (and
 a call's status) as they are when it reads the event; ``on_event`` sees them as they were.
 Leaving the block cancels whatever is still running, and the block waits for the run to

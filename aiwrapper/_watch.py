@@ -1,8 +1,8 @@
 """Telling the user what a run does: ``on_result``, ``on_event`` and so ``Lang.stream``.
 
 The loop reports each change here; ``Watchers`` calls ``on_result`` with the growing result
-and hands ``on_event`` the public events of ``runevents.py``, made from the providers' neutral
-stream events (``events.py``) as the assembler folds them in. Each event carries only its own
+and hands ``on_event`` the public events of ``_runevents.py``, made from the providers' neutral
+stream events (``_events.py``) as the assembler folds them in. Each event carries only its own
 payload, so reporting one costs O(that payload) whatever the size of the run so far. Callbacks
 may be sync or async; an exception they raise ends the run.
 """

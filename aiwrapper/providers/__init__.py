@@ -9,7 +9,10 @@ and ``_dialect`` (the tool declaration, exposed as ``SCHEMA_DIALECTS`` and found
 ``Tool.schema_for``). A package whose wire the gateway serves to clients has ``_front`` parts
 too (request reading, whole replies, stream encoding, the wire's error body, on the contract in
 ``aiwrapper._serving``), exported as ``FRONTENDS`` by POST path. The package exports its
-provider, its defaults (``DEFAULT_BASE_URL``, ``API_KEY_ENV_VARS``, ``DEFAULT_MODEL``) and a
-builder that the ``Lang`` factory of its provider calls; packages are imported only then, so
-``import aiwrapper`` stays fast. ``base.py`` holds the helpers the packages share.
+provider, its defaults (``DEFAULT_BASE_URL``, ``API_KEY_ENV_VARS``, ``DEFAULT_MODEL``), its model
+rules and a builder that the ``Lang`` factory of its provider calls. Only the light tables
+(defaults, model rules, dialects) load with a package; its provider, wire code and front-ends
+load when first read, so ``import aiwrapper`` loads no provider and choosing one loads no other
+vendor's wire code. ``_base.py`` holds the helpers the packages share, and ``_registry.py``
+finds the packages by name.
 """

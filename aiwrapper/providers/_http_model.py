@@ -3,7 +3,7 @@
 The glue between the protocol and transport layers: encode the request, send it, cut the
 body into SSE events or NDJSON lines, feed them to the provider's decoder and hand every event
 to the loop's sink. It knows no wire format itself (that stays in ``providers/<name>.py``) and
-no httpx (that stays in ``http.py``).
+no httpx (that stays in ``_http.py``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Owns the endpoint (URL per API, model and streaming mode), authentication header
 body's options (tools, ``toolConfig``, ``generationConfig`` with ``thinkingConfig``, per model
 generation), and the ``Provider`` interface over three helpers: ``_encode`` encodes the
 conversation, ``_decode`` turns answers into neutral events, ``_errors`` maps
-Google's error bodies. No I/O here: sending and SSE framing belong to ``http.py`` and
-``framing.py``.
+Google's error bodies. No I/O here: sending and SSE framing belong to ``_http.py`` and
+``_framing.py``.
 
 Vertex AI takes the same bodies and answers; only the URL and the credentials differ
 (``VertexConfig``). A bearer token is supplied by the user (no Google auth library is used);

@@ -108,7 +108,7 @@ class OllamaProvider:
         return error_from_response(status, body, headers)
 
     def _headers(self, options: LangOptions) -> dict[str, str]:
-        headers: dict[str, str] = {}  # http.py sets the JSON content type
+        headers: dict[str, str] = {}  # _http.py sets the JSON content type
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         headers.update(options.extra_headers or {})
