@@ -9,9 +9,33 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import closing
 
+import anyio
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangMessages, LangOptions, tool
+
+CALL_WAIT = {"function_calls": [{"name": "wait_forever", "arguments": {}}]}
+
+
+class Waiter:
+    """A tool that waits until cancelled; ``started`` and ``cancelled`` say how far it got."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.cancelled = threading.Event()
+
+        @tool
+        async def wait_forever() -> str:
+            """Waits."""
+            self.started.set()
+            try:
+                await anyio.sleep(20)
+            except anyio.get_cancelled_exc_class():
+                self.cancelled.set()
+                raise
+            return "never"
+
+        self.tool = wait_forever
 
 
 @pytest.fixture
@@ -205,24 +229,11 @@ async def test_offline_model_without_tools_echoes() -> None:
 def test_ctrl_c_in_ask_sync_cancels_the_running_tool(
     ctrl_c: Callable[[threading.Event], None],
 ) -> None:
-    import anyio
-
-    started = threading.Event()
-    cancelled = threading.Event()
-
-    @tool
-    async def wait_forever() -> str:
-        """Waits."""
-        started.set()
-        try:
-            await anyio.sleep(20)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise
-        return "never"
+    waiter = Waiter()
+    started, cancelled, wait_forever = waiter.started, waiter.cancelled, waiter.tool
 
     ctrl_c(started)
-    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang = Lang.scripted([CALL_WAIT, "x"])
     with pytest.raises(KeyboardInterrupt):
         lang.ask_sync("go", functions=[wait_forever])
     assert cancelled.wait(5)
@@ -232,24 +243,11 @@ def test_ctrl_c_in_ask_sync_cancels_the_running_tool(
 def test_ctrl_c_while_reading_stream_sync_cancels_the_running_tool(
     ctrl_c: Callable[[threading.Event], None],
 ) -> None:
-    import anyio
-
-    started = threading.Event()
-    cancelled = threading.Event()
-
-    @tool
-    async def wait_forever() -> str:
-        """Waits."""
-        started.set()
-        try:
-            await anyio.sleep(20)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise
-        return "never"
+    waiter = Waiter()
+    started, cancelled, wait_forever = waiter.started, waiter.cancelled, waiter.tool
 
     ctrl_c(started)
-    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang = Lang.scripted([CALL_WAIT, "x"])
     # closing(): the signal may land in this loop's body rather than inside the iterator, and
     # then only closing the iterator (not garbage collection, whenever it comes) ends the run.
     with (
@@ -268,24 +266,10 @@ def test_ctrl_c_handled_by_another_thread_still_cancels_ask_sync(
 ) -> None:
     # The OS may hand SIGINT to any thread that does not block it; blocking it here makes it
     # land elsewhere every time, and the waiting caller must still see it and cancel.
-    import anyio
+    waiter = Waiter()
+    started, cancelled, wait_forever = waiter.started, waiter.cancelled, waiter.tool
 
-    started = threading.Event()
-    cancelled = threading.Event()
-
-    @tool
-    async def wait_forever() -> str:
-        """Waits."""
-        started.set()
-        try:
-            await anyio.sleep(20)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise
-        return "never"
-
-    calls = {"function_calls": [{"name": "wait_forever", "arguments": {}}]}
-    lang = Lang.scripted(["warm", calls, "x"])
+    lang = Lang.scripted(["warm", CALL_WAIT, "x"])
     lang.ask_sync("warm up")  # the loop's thread is started before SIGINT is blocked here
     ctrl_c(started)
     unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -303,23 +287,10 @@ def test_ctrl_c_just_after_the_run_is_handed_over_still_cancels_it(
     method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ctrl-C landing after the loop took the run but before the caller learnt of its task."""
-    import anyio
+    waiter = Waiter()
+    started, cancelled, wait_forever = waiter.started, waiter.cancelled, waiter.tool
 
-    started = threading.Event()
-    cancelled = threading.Event()
-
-    @tool
-    async def wait_forever() -> str:
-        """Waits."""
-        started.set()
-        try:
-            await anyio.sleep(20)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise
-        return "never"
-
-    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang = Lang.scripted([CALL_WAIT, "x"])
     lang._sync.run(anyio.sleep(0))  # the background loop is up
     loop = lang._sync._loop
     assert loop is not None
@@ -381,8 +352,6 @@ def test_presets_are_case_insensitive_and_ollama_follows_ollama_host(
 def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound(
     ctrl_c: Callable[[threading.Event], None],
 ) -> None:
-    import anyio
-
     started = threading.Event()
     unwound = threading.Event()
 
@@ -399,7 +368,7 @@ def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound(
         return "never"
 
     ctrl_c(started)
-    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang = Lang.scripted([CALL_WAIT, "x"])
     with pytest.raises(KeyboardInterrupt):
         lang.ask_sync("go", functions=[wait_forever])
     assert unwound.is_set()
@@ -409,8 +378,6 @@ def test_ctrl_c_in_ask_sync_returns_only_after_the_run_unwound(
 
 def test_ask_sync_from_many_threads_at_once_shares_one_loop() -> None:
     import threading
-
-    import anyio
 
     inside = 0
     peak = 0
@@ -457,24 +424,11 @@ def test_close_cancels_a_run_blocked_in_another_thread() -> None:
     import concurrent.futures
     import threading
 
-    import anyio
-
-    started = threading.Event()
-    cancelled = threading.Event()
+    waiter = Waiter()
+    started, cancelled, wait_forever = waiter.started, waiter.cancelled, waiter.tool
     outcome: list[BaseException] = []
 
-    @tool
-    async def wait_forever() -> str:
-        """Waits."""
-        started.set()
-        try:
-            await anyio.sleep(60)
-        except anyio.get_cancelled_exc_class():
-            cancelled.set()
-            raise
-        return "never"
-
-    lang = Lang.scripted([{"function_calls": [{"name": "wait_forever", "arguments": {}}]}, "x"])
+    lang = Lang.scripted([CALL_WAIT, "x"])
 
     def worker() -> None:
         try:
