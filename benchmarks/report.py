@@ -6,15 +6,18 @@ noisy, so a near miss is a prompt to rerun, not a verdict.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import platform
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from harness import Row
+from harness import HERE, Row
 
-__all__ = ["HEADER", "format_table", "write_json"]
+__all__ = ["HEADER", "format_table", "run_script", "write_json"]
 
 HEADER = ("metric", "unit", "aiwrapper", "baseline", "ratio", "target", "ok")
 
@@ -67,3 +70,20 @@ def write_json(rows: Sequence[Row], path: Path, *, quick: bool) -> None:
         "rows": [row.as_dict() for row in rows],
     }
     path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def run_script(
+    description: str, json_name: str, measure: Callable[[bool], Awaitable[list[Row]]]
+) -> int:
+    """A benchmark script's ``main``: ``--quick`` and ``--json``, then the table and the time."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--json", action="store_true", help=f"also write benchmarks/{json_name}")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    rows = asyncio.run(measure(args.quick))
+    print(format_table(rows))
+    print(f"\n({time.perf_counter() - start:.1f} s; best of repeats, baseline in the same run)")
+    if args.json:
+        write_json(rows, HERE / json_name, quick=args.quick)
+    return 0

@@ -11,11 +11,8 @@ and keeps its output items for the next request.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +24,7 @@ import httpx  # noqa: E402
 import report  # noqa: E402
 import subjects  # noqa: E402
 import wire_responses  # noqa: E402
-from harness import HERE, Row, ServerProcess, best_rate  # noqa: E402
+from harness import Row, ServerProcess, best_rate  # noqa: E402
 from suites import _check, _higher  # noqa: E402
 from watched import Ctx, Watcher, _sse_deltas, _TextJobs, _watching  # noqa: E402
 
@@ -109,17 +106,7 @@ async def _measure(quick: bool) -> list[Row]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    parser.add_argument("--json", action="store_true", help="also write benchmarks/responses.json")
-    args = parser.parse_args()
-    start = time.perf_counter()
-    rows = asyncio.run(_measure(args.quick))
-    print(report.format_table(rows))
-    print(f"\n({time.perf_counter() - start:.1f} s; best of repeats, baseline in the same run)")
-    if args.json:
-        report.write_json(rows, HERE / "responses.json", quick=args.quick)
-    return 0
+    return report.run_script(__doc__.splitlines()[0], "responses.json", _measure)
 
 
 if __name__ == "__main__":

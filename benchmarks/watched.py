@@ -12,7 +12,6 @@ minute.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -30,7 +29,7 @@ import report  # noqa: E402
 import subjects  # noqa: E402
 import wire  # noqa: E402
 import wire_calls  # noqa: E402
-from harness import HERE, Row, ServerProcess, best_rate, best_seconds  # noqa: E402
+from harness import Row, ServerProcess, best_rate, best_seconds  # noqa: E402
 from suites import _check, _higher  # noqa: E402
 
 from aiwrapper import CallArgumentsDelta, Lang, LangResult, RunEvent, TextDelta  # noqa: E402
@@ -350,17 +349,7 @@ async def _measure(quick: bool) -> list[Row]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
-    parser.add_argument("--json", action="store_true", help="also write benchmarks/watched.json")
-    args = parser.parse_args()
-    start = time.perf_counter()
-    rows = asyncio.run(_measure(args.quick))
-    print(report.format_table(rows))
-    print(f"\n({time.perf_counter() - start:.1f} s; best of repeats, baseline in the same run)")
-    if args.json:
-        report.write_json(rows, HERE / "watched.json", quick=args.quick)
-    return 0
+    return report.run_script(__doc__.splitlines()[0], "watched.json", _measure)
 
 
 if __name__ == "__main__":
