@@ -103,11 +103,18 @@ class Assembler:
     def _text(self, event: TextDelta) -> None:
         # The one fast path, for the common case (more text for the open text part), taken
         # by every fold, watched or not: what ``_add_text`` would do, without its call.
-        part = self._open
+        part, text = self._open, event.text
         if part.__class__ is TextPart and part.state is None and not event.new_part:
-            self._chunks.append(event.text)
+            if self.live and not self._chunks and text.isascii():
+                # Watched, the answer is read after every delta: grow the text at once, in
+                # place as ``_settle`` does (ASCII text has no surrogate half to pair).
+                grown, part.text = part.text, ""
+                grown += text
+                part.text = grown
+                return
+            self._chunks.append(text)
             return
-        self._add_text(TextPart, event.text, event.new_part)
+        self._add_text(TextPart, text, event.new_part)
 
     def _thinking(self, event: ThinkingDelta) -> None:
         self._add_text(ThinkingPart, event.text, event.new_part)
@@ -264,8 +271,7 @@ class Assembler:
             raw, call.raw_arguments = call.raw_arguments, ""
             raw += fragment  # extended in place when only this call held it (see _settle)
             call.raw_arguments = raw
-            parser.feed(fragment)
-            partial = parser.value
+            partial = parser.feed(fragment)
             if partial.__class__ is dict:
                 call.arguments = partial
             return

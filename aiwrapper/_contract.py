@@ -94,7 +94,13 @@ class ProviderRequest:
 
 
 class StreamDecoder(Protocol):
-    """A fresh decoder per response, turning framed chunks into events."""
+    """A fresh decoder per response, turning framed chunks into events.
+
+    A decoder may also offer ``feed_events(events, into)`` (SSE) or ``feed_lines(lines,
+    into)`` (NDJSON): all the frames one body chunk completed, decoded into the list ``into``
+    exactly as ``feed`` would decode them one at a time. The transport then uses it, so the
+    common deltas are read in one loop; the events decoded before a failure stay in ``into``.
+    """
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE event (its ``event:`` name and joined ``data:``) or NDJSON line."""

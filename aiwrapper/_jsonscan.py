@@ -13,17 +13,17 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["loads"]
+__all__ = ["loads", "scan"]
 
 # The C scanner (the Python one where C is missing), with json.loads's default settings.
 # ``scan_once`` is set by ``JSONDecoder.__init__`` but not in the type stubs.
-_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def loads(text: str) -> Any:
     """Parse one JSON document, as ``json.loads(text)`` does."""
     try:
-        value, end = _scan(text, 0)
+        value, end = scan(text, 0)
     except StopIteration:  # leading whitespace, empty or invalid text: let json.loads say
         return json.loads(text)
     if end != len(text):  # trailing whitespace or extra data

@@ -37,9 +37,7 @@ _NONE, _STRING, _NAME, _NUMBER, _LITERAL = range(5)
 
 def parse_partial(text: str) -> Any:
     """The value ``text`` is the beginning of, as far as it can be told, or ``None``."""
-    parser = PartialJSON()
-    parser.feed(text)
-    return parser.value
+    return PartialJSON().feed(text)
 
 
 class PartialJSON:
@@ -82,19 +80,23 @@ class PartialJSON:
         root = self._top[0]  # kept up to date by ``feed``
         return None if root is _NOTHING else root
 
-    def feed(self, text: str) -> None:
-        """Read the next fragment of the text."""
+    def feed(self, text: str) -> Any:
+        """Read the next fragment of the text; return the value so far, as ``value`` does."""
         if (
             self._token == _STRING
-            and text
-            and not (self._escape or self._failed)
             and '"' not in text
             and "\\" not in text
+            and not (self._escape or self._failed or self._high)
         ):
-            # Most fragments of a long argument are more of an open string: read whole, as
-            # ``_read_string`` would read them, without its search and calls.
-            self._add_piece(text)
-            return
+            # Most fragments of a long argument are more of an open string: added here, as
+            # ``_read_string`` and ``_add_piece`` would add them, without their calls.
+            slot, key = self._slot, self._slot_key
+            grown = slot[key]
+            slot[key] = None  # dropped first, so ``grown`` is extended in place (see _add_piece)
+            grown += text
+            slot[key] = grown
+            root = self._top[0]
+            return None if root is _NOTHING else root
         i, end = 0, len(text)
         while i < end and not self._failed:
             token = self._token
@@ -111,6 +113,7 @@ class PartialJSON:
                     i += 1
         if self._token == _NUMBER and not self._failed:  # cut off by the fragment's end
             self._show_number()
+        return self.value
 
     def _structural(self, char: str) -> None:
         expect = self._expect

@@ -9,11 +9,12 @@ no httpx (that stays in ``_http.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, NoReturn, Protocol
 
 from typing_extensions import Unpack
 
 from .. import _errors as errors
-from .._contract import EventSink, Provider, ProviderRequest, output_support
+from .._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
 from .._events import Event
 from .._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from .._http import HttpSettings, HttpTransport
@@ -21,6 +22,14 @@ from .._httpcall import HttpCall
 from .._sizelimits import SizeLimits
 
 __all__ = ["HttpModel"]
+
+_FeedMany = Callable[[list[Any], list[Event]], None]
+
+
+class _Frames(Protocol):
+    def feed(self, chunk: bytes) -> list[Any]: ...
+    def flush(self) -> list[Any]: ...
+
 
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every request that sets none
 
@@ -77,27 +86,25 @@ class HttpModel:
         self, call: HttpCall, request: ProviderRequest, sink: EventSink, limits: SizeLimits
     ) -> None:
         decoder = self.provider.decode_stream(request)
-        most = limits.frame_bytes
-        framer = SSEDecoder(most) if self.provider.framing == "sse" else _NDJSONFrames(most)
-        # The per-chunk path is hot (every token passes through it): locals, no extra calls.
-        frames, feed = framer.feed, decoder.feed
+        framer, feed_many = self._framing(decoder, limits.frame_bytes)
+        frames = framer.feed  # the per-chunk path is hot: locals, no extra calls
         async with self.transport.stream(call, self.provider.error, limits=limits) as chunks:
             async for chunk in chunks:
                 batch: list[Event] = []
                 try:
-                    for name, data in frames(chunk):
-                        batch += feed(name, data)
+                    feed_many(frames(chunk), batch)
                 except Exception as exc:
                     await sink(batch)  # what arrived before the error is kept in the result
-                    if isinstance(exc, errors.AIWrapperError):
-                        raise
-                    raise self._undecodable(exc) from exc
+                    self._raise(exc)
                 if batch:
                     await sink(batch)  # outside the try: the sink's errors stay its own
         tail: list[Event] = []
-        for name, data in framer.flush():
-            tail += self._decode(lambda: feed(name, data))  # noqa: B023 - called at once
-        tail += self._decode(decoder.close)
+        try:
+            feed_many(framer.flush(), tail)
+            tail += decoder.close()
+        except Exception as exc:
+            await sink(tail)
+            self._raise(exc)
         await sink(tail)
 
     def _decode(self, decode: Callable[[], list[Event]]) -> list[Event]:
@@ -109,20 +116,47 @@ class HttpModel:
         except Exception as exc:
             raise self._undecodable(exc) from exc
 
+    def _framing(self, decoder: StreamDecoder, most: int | None) -> tuple[_Frames, _FeedMany]:
+        """The body's framing, and how a chunk's frames (SSE events or NDJSON lines) go to
+        the decoder together."""
+        if self.provider.framing == "sse":
+            return SSEDecoder(most), _batched_events(decoder)
+        return NDJSONDecoder(most), _batched_lines(decoder)
+
+    def _raise(self, exc: Exception) -> NoReturn:
+        """Raise a decoding failure: the SDK's own errors as they are, a decoder's bugs as
+        ``StreamError``."""
+        if isinstance(exc, errors.AIWrapperError):
+            raise exc
+        raise self._undecodable(exc) from exc
+
     def _undecodable(self, exc: Exception) -> errors.StreamError:
         return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
 
 
-class _NDJSONFrames:
-    """NDJSON lines in the ``(event, data)`` shape of SSE events; a line has no event name."""
+def _batched_events(decoder: StreamDecoder) -> Callable[[list[SSEEvent], list[Event]], None]:
+    """The decoder's ``feed_events``, or one that calls ``feed`` for each event."""
+    many = getattr(decoder, "feed_events", None)
+    if many is not None:
+        return many  # type: ignore[no-any-return]
+    feed = decoder.feed
 
-    __slots__ = ("_lines",)
+    def feed_events(events: list[SSEEvent], into: list[Event]) -> None:
+        for name, data in events:
+            into += feed(name, data)
 
-    def __init__(self, max_frame: int | None = None) -> None:
-        self._lines = NDJSONDecoder(max_frame)
+    return feed_events
 
-    def feed(self, chunk: bytes) -> list[SSEEvent]:
-        return [(None, line) for line in self._lines.feed(chunk)]
 
-    def flush(self) -> list[SSEEvent]:
-        return [(None, line) for line in self._lines.flush()]
+def _batched_lines(decoder: StreamDecoder) -> Callable[[list[str], list[Event]], None]:
+    """The decoder's ``feed_lines``, or one that calls ``feed`` for each line."""
+    many = getattr(decoder, "feed_lines", None)
+    if many is not None:
+        return many  # type: ignore[no-any-return]
+    feed = decoder.feed
+
+    def feed_lines(lines: list[str], into: list[Event]) -> None:
+        for line in lines:
+            into += feed(None, line)
+
+    return feed_lines

@@ -29,6 +29,7 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ..._framing import SSEEvent
 from ..._messages import ProviderState
 from .._base import in_stream_error
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
@@ -37,6 +38,7 @@ from ._name import NAME
 __all__ = ["AnthropicStreamDecoder"]
 
 _loads = jsonscan.loads
+_scan = jsonscan.scan
 # What a malformed event raises inside a handler; reported as ``StreamError``.
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError)
 
@@ -126,6 +128,46 @@ class AnthropicStreamDecoder:
             return self._block_delta(payload)
         except _MALFORMED as exc:
             raise errors.StreamError(f"malformed anthropic {kind} event: {exc!r}") from exc
+
+    def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
+        """Decode a chunk's SSE events into ``into``, as ``feed`` would one at a time.
+
+        Nearly every event is a piece of text or of a call's input for an open block: those
+        are read right here, with no call in between (the stream benchmarks measure this
+        loop). Any other event goes to ``feed``; nothing here has changed state before that.
+        """
+        blocks, scan, text_delta, call_delta = self._blocks, _scan, TextDelta, ToolCallDelta
+        for name, data in events:
+            delta: Any = None
+            index: Any = None
+            if name != "ping" and not self._done:
+                try:
+                    payload, end = scan(data, 0)
+                except (StopIteration, ValueError):  # not JSON: feed says so
+                    payload, end = None, -1
+                if (
+                    end == len(data)
+                    and payload.__class__ is dict
+                    and payload.get("type") == "content_block_delta"
+                ):
+                    index, delta = payload.get("index"), payload.get("delta")
+            block = None
+            if delta.__class__ is dict and index.__class__ is int:
+                block = blocks.get(index)
+            if block is not None:
+                kind = delta.get("type")
+                if kind == "input_json_delta" and block.kind == "tool_use":
+                    fragment = delta.get("partial_json")
+                    if fragment.__class__ is str and fragment:
+                        block.streamed = True
+                        into.append(call_delta(index, fragment))
+                        continue
+                elif kind == "text_delta" and block.opened:
+                    text = delta.get("text")
+                    if text.__class__ is str:
+                        into.append(text_delta(text))
+                        continue
+            into += self.feed(name, data)
 
     def feed_object(self, kind: str | None, payload: dict[str, Any]) -> list[Event]:
         """Decode one already parsed event; malformed events become ``StreamError``."""

@@ -25,6 +25,7 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ..._framing import SSEEvent
 from ..._messages import ProviderState
 from ._errors import stream_error
 from ._quirks import KeptFields, content_items
@@ -32,6 +33,7 @@ from ._quirks import KeptFields, content_items
 __all__ = ["OpenAIStreamDecoder", "decode_body"]
 
 _loads = jsonscan.loads
+_scan = jsonscan.scan
 _EMPTY: dict[str, Any] = {}
 _NO_DETAILS: dict[str, Any] = {}
 
@@ -129,6 +131,47 @@ class OpenAIStreamDecoder:
             return self.decode_chunk(_loads(data))
         except (LookupError, TypeError, AttributeError, ValueError) as exc:
             raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
+
+    def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
+        """Decode a chunk's SSE events into ``into``, as ``feed`` would one at a time.
+
+        Nearly every chunk carries one piece of text, or of a started call's arguments, and
+        nothing else: those are read right here, with no call in between (the stream
+        benchmarks measure this loop). Any other chunk goes to ``feed``; nothing here has
+        changed state before that.
+        """
+        calls, scan, text_delta, call_delta = self._calls, _scan, TextDelta, ToolCallDelta
+        for _, data in events:
+            delta: Any = None
+            index: Any = None
+            if self._model is not None and not self._done:  # the first chunk names the model
+                try:
+                    chunk, end = scan(data, 0)
+                except (StopIteration, ValueError):  # [DONE], or not JSON: feed says which
+                    chunk, end = None, -1
+                if end == len(data) and chunk.__class__ is dict and not chunk.get("usage"):
+                    choices = chunk.get("choices")
+                    if chunk.get("error") is None and choices.__class__ is list and choices:
+                        choice = choices[0]
+                        if choice.__class__ is dict and not choice.get("finish_reason"):
+                            delta = choice.get("delta")
+            if delta.__class__ is dict and len(delta) == 1:
+                content = delta.get("content")
+                if content.__class__ is str and content:
+                    into.append(text_delta(content))
+                    continue
+                tool_calls = delta.get("tool_calls")
+                if tool_calls.__class__ is list and len(tool_calls) == 1:
+                    call = tool_calls[0]
+                    index = call.get("index") if call.__class__ is dict else None
+                    function = call.get("function") if index.__class__ is int else None
+                    if function.__class__ is dict and calls.get(index) is not None:
+                        arguments = function.get("arguments")
+                        if arguments.__class__ is str and arguments:
+                            calls[index] = True
+                            into.append(call_delta(index, arguments))
+                            continue
+            into += self.feed(None, data)
 
     def close(self) -> list[Event]:
         """The body ended; a stream without ``data: [DONE]`` was cut off."""

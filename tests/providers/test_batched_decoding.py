@@ -1,0 +1,260 @@
+"""A chunk's frames decoded together (``feed_events``, ``feed_lines``) give exactly what
+``feed`` gives for each frame on its own: the same events, the same error, the same state after.
+
+The batched loops read the common deltas inline and hand everything else to ``feed``; these
+tests replay every recorded stream and a set of malformed frames through both paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aiwrapper._events import Event
+from aiwrapper._framing import NDJSONDecoder, SSEDecoder
+from aiwrapper.providers.anthropic._decode import AnthropicStreamDecoder
+from aiwrapper.providers.ollama._decode import OllamaDecoder
+from aiwrapper.providers.openai._decode import OpenAIStreamDecoder
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+DECODERS: dict[str, Callable[[], Any]] = {
+    "openai": lambda: OpenAIStreamDecoder("openai"),
+    "anthropic": AnthropicStreamDecoder,
+    "ollama": lambda: OllamaDecoder(["get_weather", "add"]),
+    "ollama without tools": OllamaDecoder,
+}
+
+
+def _one_by_one(decoder: Any, frames: list[Any]) -> tuple[list[Event], str | None]:
+    events: list[Event] = []
+    try:
+        for frame in frames:
+            name, data = frame if isinstance(frame, tuple) else (None, frame)
+            events += decoder.feed(name, data)
+    except Exception as exc:
+        return events, f"{type(exc).__name__}: {exc}"
+    return events, None
+
+
+def _batched(decoder: Any, frames: list[Any], size: int) -> tuple[list[Event], str | None]:
+    many = decoder.feed_lines if isinstance(decoder, OllamaDecoder) else decoder.feed_events
+    events: list[Event] = []
+    try:
+        for start in range(0, len(frames), size):
+            many(frames[start : start + size], events)
+    except Exception as exc:
+        return events, f"{type(exc).__name__}: {exc}"
+    return events, None
+
+
+def _frames(path: Path) -> list[Any]:
+    body = path.read_bytes()
+    if path.suffix == ".ndjson":
+        lines = NDJSONDecoder()
+        return lines.feed(body) + lines.flush()
+    events = SSEDecoder()
+    return events.feed(body) + events.flush()
+
+
+def _recorded() -> list[tuple[str, Path]]:
+    return [
+        (wire, path)
+        for wire in ("openai", "anthropic", "ollama")
+        for path in sorted((FIXTURES / wire).iterdir())
+        if path.suffix in (".sse", ".ndjson")
+    ]
+
+
+def _same_both_ways(wire: str, frames: list[Any]) -> tuple[list[Event], str | None]:
+    alone = _one_by_one(DECODERS[wire](), frames)
+    for size in (1, 2, 3, len(frames) or 1):
+        assert _batched(DECODERS[wire](), frames, size) == alone, size
+    return alone
+
+
+@pytest.mark.parametrize(("wire", "path"), _recorded(), ids=lambda v: getattr(v, "name", v))
+def test_every_recorded_stream_decodes_the_same_batched(wire: str, path: Path) -> None:
+    events, _ = _same_both_ways(wire, _frames(path))
+    assert events  # every fixture holds something to decode
+
+
+_BLOCK_START = (
+    "content_block_start",
+    '{"type":"content_block_start","index":0,'
+    '"content_block":{"type":"tool_use","id":"t1","name":"add","input":{}}}',
+)
+_TEXT_START = (
+    "content_block_start",
+    '{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}',
+)
+
+
+def _delta(body: str, name: str = "content_block_delta") -> tuple[str, str]:
+    return name, '{"type":"content_block_delta",' + body + "}"
+
+
+ANTHROPIC_ODD = {
+    "ping named delta": [
+        _BLOCK_START,
+        _delta('"index":0,"delta":{"type":"input_json_delta","partial_json":"{"}', "ping"),
+    ],
+    "index as text": [
+        _BLOCK_START,
+        _delta('"index":"0","delta":{"type":"input_json_delta","partial_json":"{"}'),
+    ],
+    "index as bool": [
+        _BLOCK_START,
+        _delta('"index":false,"delta":{"type":"input_json_delta","partial_json":"{"}'),
+    ],
+    "index a list": [
+        _BLOCK_START,
+        _delta('"index":[0],"delta":{"type":"input_json_delta","partial_json":"{"}'),
+    ],
+    "unknown index": [
+        _BLOCK_START,
+        _delta('"index":7,"delta":{"type":"input_json_delta","partial_json":"{"}'),
+    ],
+    "empty fragment": [
+        _BLOCK_START,
+        _delta('"index":0,"delta":{"type":"input_json_delta","partial_json":""}'),
+    ],
+    "fragment a number": [
+        _BLOCK_START,
+        _delta('"index":0,"delta":{"type":"input_json_delta","partial_json":5}'),
+    ],
+    "delta a list": [_BLOCK_START, _delta('"index":0,"delta":[1]')],
+    "text to a call": [_BLOCK_START, _delta('"index":0,"delta":{"type":"text_delta","text":"x"}')],
+    "first text then more": [
+        _TEXT_START,
+        _delta('"index":1,"delta":{"type":"text_delta","text":"a"}'),
+        _delta('"index":1,"delta":{"type":"text_delta","text":"b"}'),
+        _delta('"index":1,"delta":{"type":"text_delta","text":7}'),
+    ],
+    "not json": [_BLOCK_START, ("content_block_delta", '{"type":')],
+    "trailing data": [
+        _BLOCK_START,
+        _delta('"index":0,"delta":{"type":"text_delta","text":"x"}} 1'),
+    ],
+    "type from the name": [
+        _BLOCK_START,
+        (
+            "content_block_delta",
+            '{"index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}',
+        ),
+    ],
+    "after the stop": [
+        _BLOCK_START,
+        ("message_stop", '{"type":"message_stop"}'),
+        _delta('"index":0,"delta":{"type":"input_json_delta","partial_json":"{"}'),
+    ],
+}
+
+
+@pytest.mark.parametrize("frames", ANTHROPIC_ODD.values(), ids=ANTHROPIC_ODD.keys())
+def test_odd_anthropic_events_decode_the_same_batched(frames: list[Any]) -> None:
+    _same_both_ways("anthropic", frames)
+
+
+def _chunk(delta: str, tail: str = "") -> tuple[None, str]:
+    return None, '{"model":"m","choices":[{"index":0,"delta":' + delta + tail + "}]}"
+
+
+_CALL_START = _chunk(
+    '{"tool_calls":[{"index":0,"id":"c1","function":{"name":"add","arguments":""}}]}'
+)
+
+OPENAI_ODD = {
+    "first chunk is text": [_chunk('{"content":"a"}'), _chunk('{"content":"b"}')],
+    "finish on a delta": [
+        _chunk('{"content":"a"}'),
+        _chunk('{"content":"b"}', ',"finish_reason":"stop"'),
+    ],
+    "usage on a delta": [
+        _chunk('{"content":"a"}'),
+        (None, '{"choices":[{"delta":{"content":"b"}}],"usage":{"prompt_tokens":1}}'),
+    ],
+    "error on a delta": [
+        _chunk('{"content":"a"}'),
+        (None, '{"error":{"message":"no"},"choices":[{"delta":{"content":"b"}}]}'),
+    ],
+    "content not text": [
+        _chunk('{"content":"a"}'),
+        _chunk('{"content":[{"type":"text","text":"b"}]}'),
+    ],
+    "arguments before a name": [
+        _chunk('{"content":""}'),
+        _chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}'),
+    ],
+    "index as text": [
+        _CALL_START,
+        _chunk('{"tool_calls":[{"index":"0","function":{"arguments":"{"}}]}'),
+    ],
+    "arguments an object": [
+        _CALL_START,
+        _chunk('{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}'),
+    ],
+    "two calls in a chunk": [
+        _CALL_START,
+        _chunk(
+            '{"tool_calls":[{"index":0,"function":{"arguments":"{"}},{"index":0,"function":{"arguments":"}"}}]}'
+        ),
+    ],
+    "no index": [_CALL_START, _chunk('{"tool_calls":[{"function":{"arguments":"{"}}]}')],
+    "done twice then more": [
+        _CALL_START,
+        (None, "[DONE]"),
+        (None, "[DONE]"),
+        _chunk('{"content":"x"}'),
+    ],
+    "not json": [_chunk('{"content":"a"}'), (None, '{"choices":')],
+    "choices not a list": [
+        _chunk('{"content":"a"}'),
+        (None, '{"choices":{"0":{"delta":{"content":"b"}}}}'),
+    ],
+}
+
+
+@pytest.mark.parametrize("frames", OPENAI_ODD.values(), ids=OPENAI_ODD.keys())
+def test_odd_openai_chunks_decode_the_same_batched(frames: list[Any]) -> None:
+    _same_both_ways("openai", frames)
+
+
+def _line(message: str, tail: str = "") -> str:
+    return '{"model":"m","message":' + message + ',"done":false' + tail + "}"
+
+
+OLLAMA_ODD = {
+    "think tag split": [
+        _line('{"role":"assistant","content":"<thi"}'),
+        _line('{"role":"assistant","content":"nk>x"}'),
+    ],
+    "thinking field": [
+        _line('{"role":"assistant","content":"a"}'),
+        _line('{"role":"assistant","content":"","thinking":"t"}'),
+    ],
+    "held json call": [
+        _line('{"role":"assistant","content":"{\\"name\\""}'),
+        _line('{"role":"assistant","content":":1}"}'),
+    ],
+    "error line": [_line('{"role":"assistant","content":"a"}'), '{"error":"boom"}'],
+    "error null": [_line('{"role":"assistant","content":"a"}', ',"error":null')],
+    "calls beside the text": [
+        _line('{"content":"a","tool_calls":[{"function":{"name":"add","arguments":{}}}]}')
+    ],
+    "content a number": [_line('{"role":"assistant","content":5}')],
+    "not json": [_line('{"role":"assistant","content":"a"}'), '{"message":'],
+    "after done": [
+        '{"model":"m","message":{"role":"assistant","content":"a"},"done":true}',
+        _line('{"role":"assistant","content":"b"}'),
+    ],
+}
+
+
+@pytest.mark.parametrize("wire", ["ollama", "ollama without tools"])
+@pytest.mark.parametrize("frames", OLLAMA_ODD.values(), ids=OLLAMA_ODD.keys())
+def test_odd_ollama_lines_decode_the_same_batched(wire: str, frames: list[Any]) -> None:
+    _same_both_ways(wire, frames)
