@@ -19,9 +19,7 @@ trust_env=False)``. HTTP/2 is not used: one stream per connection over HTTP/1.1 
 from __future__ import annotations
 
 import json
-import math
 import random
-import re
 import ssl
 import time
 import weakref
@@ -40,6 +38,8 @@ from . import _errors as errors
 from ._bodies import BodyChunks, read_body, read_error_body, release
 from ._httpcall import HttpCall, retry_after_seconds
 from ._logs import log_attempt
+from ._outgoing import RequestBuilder
+from ._outgoing import where as _where
 from ._settings import HttpSettings
 from ._sizelimits import SizeLimits
 
@@ -70,8 +70,6 @@ _RETRY_EXCEPTIONS = (
 # Resent once at once, outside ``max_retries``, as browsers do for a reused connection.
 _DEFAULT_SIZES = SizeLimits()
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
-# RFC 9110 field-value: visible characters, with spaces and tabs only between them.
-_SENDABLE_VALUE = re.compile(r"(?:[\x21-\x7e](?:[ \t]*[\x21-\x7e])*)?")
 
 
 class HttpTransport:
@@ -118,6 +116,7 @@ class HttpTransport:
             weakref.WeakKeyDictionary()
         )
         self._tls: ssl.SSLContext | None = None  # built once, shared by the clients of all loops
+        self._requests = RequestBuilder()
 
     async def request_json(
         self, call: HttpCall, on_error: OnError, *, limits: SizeLimits | None = None
@@ -229,7 +228,7 @@ class HttpTransport:
     async def _open(self, call: HttpCall, on_error: OnError, limits: SizeLimits) -> httpx.Response:
         """Send ``call`` until a 2xx response head arrives; return it unread."""
         client = self._client(call.url)
-        request = _build_request(client, call)
+        request = self._requests.build(client, call)
         attempt = 0
         resent = False
         while True:
@@ -364,82 +363,6 @@ def _loop_key() -> object:
     token = anyio.lowlevel.current_token()
     # anyio >= 4.11 wraps the native token in a new EventLoopToken at each call.
     return getattr(token, "native_token", token)
-
-
-def _build_request(client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
-    content = _json_bytes(call.body)
-    headers = call.headers
-    # Header names are case-insensitive: add ours only when the provider set none (a second
-    # spelling would go out as a second header line).
-    if not any(name.lower() == "content-type" for name in headers):
-        headers = {**headers, "content-type": "application/json"}
-    _check_header_values(headers)
-    try:
-        request = client.build_request("POST", call.url, content=content, headers=headers)
-    except httpx.InvalidURL as exc:
-        raise errors.ConfigError(f"Invalid URL {_where(call)!r}: {exc}") from exc
-    if request.url.scheme not in ("http", "https"):
-        raise errors.ConfigError(f"The URL {_where(call)!r} needs an http:// or https:// scheme")
-    return request
-
-
-def _check_header_values(headers: Mapping[str, str]) -> None:
-    """Refuse a header value HTTP/1.1 cannot carry before httpx, h11 or httpcore see it.
-
-    Their errors and DEBUG logs quote the whole value, which is most often an API key pasted
-    with a stray character; this error names the header and never shows the value.
-    """
-    for name, value in headers.items():
-        if not value.isascii():
-            raise errors.ConfigError(f"Header {name} has a non-ASCII value (not shown)")
-        if not _SENDABLE_VALUE.fullmatch(value):
-            raise errors.ConfigError(
-                f"Header {name} has a value HTTP cannot send: a line break, a control "
-                "character, or whitespace at either end (the value is not shown)"
-            )
-
-
-# Built once: ``json.dumps`` with options builds a new encoder for every request body.
-_STRICT_COMPACT = json.JSONEncoder(
-    separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
-
-
-def _json_bytes(body: object) -> bytes:
-    """The compact UTF-8 JSON of a request body."""
-    try:
-        try:
-            # NaN and infinities are not JSON, and servers refuse a body holding them.
-            text = _STRICT_COMPACT(body)
-        except ValueError:
-            # One came from the wire (a provider's opaque block replayed) or from extra_body:
-            # sent as null, the rest of the conversation intact.
-            body = _finite(body)
-            text = _STRICT_COMPACT(body)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        # A lone surrogate (a filename read with surrogateescape, say) has no UTF-8 form;
-        # the ASCII form escapes it as \udXXX, which JSON allows.
-        return json.dumps(body, separators=(",", ":")).encode()
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every NaN or infinite float replaced by None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
-
-
-def _where(call: HttpCall) -> str:
-    """The URL for messages, without a query string (some services put keys there)."""
-    return call.url.split("?", 1)[0]
 
 
 def _request_error(exc: httpx.HTTPError, where: str, on_error: OnError) -> errors.AIWrapperError:

@@ -269,6 +269,54 @@ async def test_a_non_ascii_header_value_is_a_config_error_that_hides_the_value()
     assert server.requests == []
 
 
+async def test_each_request_goes_out_with_its_own_url_and_headers() -> None:
+    server = Server(httpx.Response(200, json=1))
+    transport = server.transport()
+    first = HttpCall(URL, {"authorization": "Bearer one"}, {}, stream=False)
+    second = HttpCall(URL + "/other", {"authorization": "Bearer two", "x-a": "b"}, {}, False)
+    many = [HttpCall(URL, {"x-n": str(n)}, {}, stream=False) for n in range(100)]
+    for call in [first, second, first, *many, first]:
+        await transport.request_json(call, on_error)
+    sent = [
+        (str(r.url), r.headers.get("authorization"), r.headers.get("x-a")) for r in server.requests
+    ]
+    assert sent[:3] == [
+        (URL, "Bearer one", None),
+        (URL + "/other", "Bearer two", "b"),
+        (URL, "Bearer one", None),
+    ]
+    assert [r.headers["x-n"] for r in server.requests[3:-1]] == [str(n) for n in range(100)]
+    assert sent[-1] == (URL, "Bearer one", None)
+    assert all(r.headers["content-type"] == "application/json" for r in server.requests)
+
+
+async def test_a_refused_header_or_url_is_refused_at_every_request() -> None:
+    server = Server(httpx.Response(200, json=1))
+    transport = server.transport()
+    bad_header = HttpCall(URL, {"authorization": "Bearer k\n"}, {}, stream=False)
+    bad_url = make_call("ftp://api.test/v1")
+    for call in (bad_header, bad_url, bad_header, bad_url):
+        with pytest.raises(errors.ConfigError):
+            await transport.request_json(call, on_error)
+    assert server.requests == []
+
+
+async def test_a_borrowed_clients_headers_and_cookies_apply_as_they_change() -> None:
+    server = Server(httpx.Response(200, json=1))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    transport = HttpTransport(http_client=client)
+    for team in ("red", "blue"):
+        client.headers["x-team"] = team
+        client.cookies.set("session", team)
+        await transport.request_json(make_call(), on_error)
+    client.headers["authorization"] = "Bearer client"  # the provider's header still wins
+    await transport.request_json(make_call(), on_error)
+    sent = [(r.headers["x-team"], r.headers["cookie"]) for r in server.requests]
+    assert sent == [("red", "session=red"), ("blue", "session=blue"), ("blue", "session=blue")]
+    assert server.requests[-1].headers.get_list("authorization") == ["Bearer k"]
+    await client.aclose()
+
+
 async def test_a_lone_surrogate_in_the_body_is_sent_escaped() -> None:
     server = Server(httpx.Response(200, json=1))
     body = {"text": "caf\u00e9 \udcff"}

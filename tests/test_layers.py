@@ -30,7 +30,13 @@ GROUND_FLOOR = {
     "aiwrapper._runevents",
     "aiwrapper._sizelimits",
 }
-TRANSPORT = ("aiwrapper._http", "aiwrapper._bodies", "aiwrapper._framing", "aiwrapper._httpcall")
+TRANSPORT = (
+    "aiwrapper._http",
+    "aiwrapper._bodies",
+    "aiwrapper._framing",
+    "aiwrapper._httpcall",
+    "aiwrapper._outgoing",
+)
 
 
 def _graph() -> Graph:
