@@ -258,3 +258,60 @@ OLLAMA_ODD = {
 @pytest.mark.parametrize("frames", OLLAMA_ODD.values(), ids=OLLAMA_ODD.keys())
 def test_odd_ollama_lines_decode_the_same_batched(wire: str, frames: list[Any]) -> None:
     _same_both_ways(wire, frames)
+
+
+# Long runs of deltas in one repeated envelope: read from the envelope, and the same events.
+_PIECES = ['"a"', '"b\\u00e9"', '""', "5", '"c"', "null", '"\\ud83d"', '"\\ude00"', '"d"']
+
+
+def _anthropic_run(kind: str, key: str, index: int) -> list[Any]:
+    head = f'{{"type":"content_block_delta","index":{index},"delta":{{"type":"{kind}","{key}":'
+    return [("content_block_delta", head + piece + "}}") for piece in _PIECES * 3]
+
+
+@pytest.mark.parametrize("cut", range(len(_PIECES) * 3))
+def test_an_anthropic_envelope_run_decodes_the_same_wherever_it_breaks(cut: int) -> None:
+    runs = _anthropic_run("input_json_delta", "partial_json", 0)
+    texts = _anthropic_run("text_delta", "text", 1)
+    frames = [_BLOCK_START, *runs[:cut], _TEXT_START, *texts[:cut], *runs[cut:], *texts[cut:]]
+    _same_both_ways("anthropic", frames)
+
+
+def _openai_run(obfuscated: bool) -> list[Any]:
+    frames: list[Any] = [_CALL_START]
+    for i, piece in enumerate(_PIECES * 3):
+        pad = f',"obfuscation":"{"x" * (i % 4)}"' if obfuscated else ""
+        delta = '{"tool_calls":[{"index":0,"function":{"arguments":' + piece + "}}]}"
+        frames.append(
+            (None, '{"model":"m","choices":[{"index":0,"delta":' + delta + "}]" + pad + "}")
+        )
+        frames.append(_chunk('{"content":' + piece + "}"))
+    return [*frames, (None, "[DONE]")]
+
+
+@pytest.mark.parametrize("obfuscated", [False, True])
+def test_an_openai_envelope_run_decodes_the_same(obfuscated: bool) -> None:
+    _same_both_ways("openai", _openai_run(obfuscated))
+
+
+def test_a_repeated_envelope_is_scanned_whole_only_when_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from aiwrapper.providers.anthropic import _decode
+
+    whole: list[str] = []
+    real = _decode._scan
+
+    def counted(text: str, index: int) -> Any:
+        whole.append(text)
+        return real(text, index)
+
+    monkeypatch.setattr(_decode, "_scan", counted)
+    head = '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
+    frames = [_BLOCK_START] + [
+        ("content_block_delta", head + f'"partial_json":"{i}"}}}}') for i in range(100)
+    ]
+    events: list[Event] = []
+    AnthropicStreamDecoder().feed_events(frames, events)
+    assert len(events) == 101
+    assert len(whole) == 2  # the block start, then the first delta (which taught the envelope)

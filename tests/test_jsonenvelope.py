@@ -1,0 +1,176 @@
+"""``Envelope`` reads exactly what parsing the whole text reads, or declines (``MISSING``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiwrapper._jsonenvelope import MISSING, Envelope
+
+DELTA = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"%s"}}'
+
+
+def _text_of(payload: Any) -> Any:
+    return payload["delta"]["text"]
+
+
+def _learned(reference: str, key: str = "text", find: Any = _text_of) -> Envelope:
+    envelope = Envelope(key, find)
+    envelope.learn(reference, json.loads(reference))
+    return envelope
+
+
+def test_a_text_in_the_same_envelope_is_read_with_its_new_value() -> None:
+    envelope = _learned(DELTA % "Hello")
+    assert envelope.read(DELTA % ", world") == ", world"
+    assert envelope.read(DELTA % "caf\\u00e9 \\ud83d\\ude00 \\n") == "café 😀 \n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        DELTA.replace('"index":0', '"index":1') % "x",  # another block
+        DELTA.replace('"text":"', '"text": "') % "x",  # other white space before the value
+        (DELTA % "x")[:-1] + " }",  # ... or after it
+        (DELTA % "x") + "\n",
+        DELTA.replace("%s", 'x" "y'),  # two values where one was
+        DELTA.replace('"%s"', "[1,"),  # a value cut off
+        DELTA.replace('"%s"', ""),  # no value
+        DELTA[:40],
+        "",
+    ],
+)
+def test_a_text_differing_outside_the_value_is_not_read(text: str) -> None:
+    assert _learned(DELTA % "Hello").read(text) is MISSING
+
+
+@pytest.mark.parametrize(
+    "value", ["12", "-1.5e3", "true", "null", "[1, {}]", '{"a": [2]}', '"\\"quoted\\""']
+)
+def test_any_json_value_in_the_place_is_read_as_json_reads_it(value: str) -> None:
+    envelope = _learned(DELTA % "x")
+    text = DELTA.replace('"%s"', value)
+    assert envelope.read(text) == json.loads(text)["delta"]["text"]
+
+
+def test_the_key_is_told_from_the_same_word_as_a_value() -> None:
+    # '"text"' first appears as the value of "type": the place found is after the key.
+    reference = '{"type":"text","text":"a","n":1}'
+    envelope = _learned(reference, find=lambda payload: payload["text"])
+    assert envelope.read('{"type":"text","text":"bc","n":1}') == "bc"
+
+
+def test_with_a_key_repeated_the_value_json_keeps_is_the_one_read() -> None:
+    # json keeps the last of two equal keys: the first one's value is not the value asked for.
+    envelope = _learned('{"d":"x","d":"y"}', key="d", find=lambda payload: payload["d"])
+    assert envelope.read('{"d":"x","d":"z"}') == "z"
+    assert envelope.read('{"d":"w","d":"y"}') is MISSING
+
+
+def test_white_space_around_the_colon_is_part_of_the_envelope() -> None:
+    envelope = _learned('{ "text" :  "a" , "n": 1 }', find=lambda payload: payload["text"])
+    assert envelope.read('{ "text" :  "bc" , "n": 1 }') == "bc"
+
+
+def test_nothing_is_learned_where_the_path_has_no_value() -> None:
+    envelope = _learned('{"type":"ping"}')
+    assert envelope.read('{"type":"ping"}') is MISSING
+
+
+def test_a_value_equal_to_the_probe_is_not_learned() -> None:
+    envelope = _learned(DELTA % "\\u0000aiwrapper-envelope-probe")
+    assert envelope.read(DELTA % "x") is MISSING
+
+
+def test_learning_from_texts_that_never_repeat_backs_off() -> None:
+    finds = 0
+
+    def counted(payload: Any) -> Any:
+        nonlocal finds
+        finds += 1
+        return payload["delta"]["text"]
+
+    envelope = Envelope("text", counted)
+    for i in range(1000):
+        text = (DELTA % "x")[:-1] + f',"pad":"{"p" * (i % 7)}{i}"}}'
+        if envelope.read(text) is MISSING and envelope.due:
+            envelope.learn(text, json.loads(text))
+    assert 2 <= finds <= 2 * 12  # two parses a learning, about log2(1000) learnings
+
+
+def test_an_envelope_that_reads_again_is_learned_again_at_once() -> None:
+    envelope = _learned(DELTA % "a")
+    other = DELTA.replace('"index":0', '"index":1')
+    assert envelope.read(DELTA % "b") == "b"
+    assert envelope.read(other % "c") is MISSING
+    assert envelope.due
+    envelope.learn(other % "c", json.loads(other % "c"))
+    assert envelope.read(other % "d") == "d"
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_VALUES, reference=st.text(), ascii_only=st.booleans(), spaced=st.booleans())
+def test_what_is_read_is_what_json_reads(
+    value: Any, reference: str, ascii_only: bool, spaced: bool
+) -> None:
+    separators = (", ", ": ") if spaced else (",", ":")
+
+    def dump(piece: Any) -> str:
+        envelope = {"type": "content_block_delta", "index": 3, "delta": {"text": piece}}
+        return json.dumps(envelope, ensure_ascii=ascii_only, separators=separators)
+
+    envelope = _learned(dump(reference))
+    text = dump(value)
+    assert envelope.read(text) == json.loads(text)["delta"]["text"]
+
+
+PADDED = '{"choices":[{"delta":%s,"finish_reason":null}],"usage":null,"obfuscation":%s}'
+
+
+def test_without_a_padding_the_envelope_must_repeat_whole() -> None:
+    envelope = _learned(PADDED % ('{"content":"a"}', '"x9"'), key="delta", find=_delta)
+    assert envelope.read(PADDED % ('{"content":"b"}', '"x9"')) == {"content": "b"}
+    assert envelope.read(PADDED % ('{"content":"b"}', '"Qw"')) is MISSING
+
+
+def _delta(chunk: Any) -> Any:
+    return chunk["choices"][0]["delta"]
+
+
+def _with_padding() -> Envelope:
+    envelope = Envelope(
+        "delta", _delta, padding=("obfuscation", lambda chunk: chunk["obfuscation"])
+    )
+    reference = PADDED % ('{"content":"a"}', '"x9"')
+    envelope.learn(reference, json.loads(reference))
+    return envelope
+
+
+@pytest.mark.parametrize("padding", ['"Qw"', '""', '"a\\"b"', "7", '{"choices":[]}', "[1, 2]"])
+def test_a_padding_value_may_change_and_is_not_read(padding: str) -> None:
+    assert _with_padding().read(PADDED % ('{"content":"b"}', padding)) == {"content": "b"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"choices":[{"delta":{"content":"b"}}',  # the value, then the end: no middle, no padding
+        PADDED % ('{"content":"b"}', '"x" "y"'),
+        PADDED % ('{"content":"b"}', ""),
+        PADDED.replace("null}]", '"stop"}]') % ('{"content":"b"}', '"x9"'),
+        (PADDED % ('{"content":"b"}', '"x9"'))[:-1] + ',"usage":{"total_tokens":1}}',
+    ],
+)
+def test_around_a_padding_everything_else_must_repeat(text: str) -> None:
+    assert _with_padding().read(text) is MISSING
