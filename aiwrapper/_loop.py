@@ -9,7 +9,7 @@ in the order the model made the calls. A round is final only when it ends with n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import replace
 
@@ -69,6 +69,10 @@ class Run:
         self.watch = Watchers(result, options.on_result, options.on_event)
         if self.output is not None:
             self.watch.hidden = self.output.hides
+        # Bound to the watchers, not to this run: a run referenced by its own executor would be a
+        # cycle, and each finished run would wait for the garbage collector instead of being
+        # freed at once (a tool loop's whole conversation, on every run).
+        self._notify = _notifier(self.watch)
         self.executor = CallExecutor(tools, options, result, self._notify)
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
@@ -244,11 +248,16 @@ class Run:
         await self._notify()
         await self.watch.run_finished()
 
-    async def _notify(self, finished: FunctionCall | None = None) -> None:
-        """The result changed (``finished``: that call was just answered)."""
+
+def _notifier(watch: Watchers) -> Callable[..., Awaitable[None]]:
+    """What tells ``watch`` that the result changed (``finished``: that call was just answered)."""
+
+    async def notify(finished: FunctionCall | None = None) -> None:
         if finished is not None:
-            await self.watch.call_finished(finished)
-        await self.watch.changed()
+            await watch.call_finished(finished)
+        await watch.changed()
+
+    return notify
 
 
 def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:

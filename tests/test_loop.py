@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -54,6 +55,20 @@ async def test_a_round_of_calls_then_an_answer() -> None:
     second = lang.requests[1]
     assert [m.role for m in second.messages] == ["user", "assistant", "tool", "tool"]
     assert second.tools[0]["name"] == "add"
+
+
+async def test_a_finished_run_is_freed_at_once_not_left_to_the_garbage_collector() -> None:
+    lang = Lang.scripted([calls(("add", {"a": 1, "b": 2})), "3"])
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds is kept in gc.garbage
+    try:
+        await lang.ask("sum", functions=[add])
+        gc.collect()
+        cyclic = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not cyclic & {"Run", "CallExecutor", "LangResult", "Watchers"}
 
 
 async def test_text_before_calls_is_not_the_answer() -> None:
