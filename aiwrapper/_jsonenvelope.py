@@ -12,8 +12,9 @@ checks the place by parsing the text again with a probe string there and finding
 at the path asked for (a key repeated later, which would win, fails that check). A text that
 differs anywhere outside the value is not read here; the caller parses it in full.
 
-A padding field that changes in every text (random filler, say) may follow the value:
-named as ``padding``, its value is scanned as a whole JSON value too, and not returned.
+A padding field that changes in every text (random filler, or a timestamp) may come before or
+after the value: named as ``padding``, its value is scanned as a whole JSON value too, and
+not returned.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Envelope:
         "_key",
         "_middle",
         "_padding",
+        "_padding_first",
         "_tail",
         "_wait",
         "_waited",
@@ -67,6 +69,7 @@ class Envelope:
         self._padding = None if padding is None else (f'"{padding[0]}"', padding[1])
         self._head: str | None = None
         self._middle: str | None = None  # between the value and the padding, when there is one
+        self._padding_first = False  # the padding comes before the value
         self._tail = ""
         self._hits = 0  # texts read since the envelope was learned
         self._wait = 1  # misses left before learning again
@@ -78,10 +81,10 @@ class Envelope:
         head, tail = self._head, self._tail
         if head is not None and text.endswith(tail) and text.startswith(head):
             try:
-                value, end = scan(text, len(head))
-                middle = self._middle
-                if middle is not None:  # then the padding, whole, is scanned too (not read)
-                    end = scan(text, end + len(middle))[1] if text.startswith(middle, end) else -1
+                if self._middle is None:
+                    value, end = scan(text, len(head))
+                else:
+                    value, end = self._read_padded(text, len(head))
             except (StopIteration, ValueError):
                 end = -1
             if end == len(text) - len(tail):
@@ -90,6 +93,17 @@ class Envelope:
         self._wait -= 1
         self.due = self._wait <= 0
         return MISSING
+
+    def _read_padded(self, text: str, start: int) -> tuple[Any, int]:
+        """The value and the padding from ``start`` on, in their order: (value, end) or
+        (``MISSING``, -1) when the text between them differs."""
+        middle = self._middle
+        assert middle is not None
+        first, end = scan(text, start)
+        if not text.startswith(middle, end):
+            return MISSING, -1
+        second, end = scan(text, end + len(middle))
+        return (second if self._padding_first else first), end
 
     def learn(self, text: str, parsed: Any) -> None:
         """Take ``text`` (parsed as ``parsed``) as the envelope, when its value can be placed.
@@ -107,9 +121,21 @@ class Envelope:
         start, end = value
         self._head, self._tail = text[:start], text[end:]
         if self._padding is not None:
-            padding = _place(text, parsed, *self._padding, end)
-            if padding is not None:
-                self._middle, self._tail = text[end : padding[0]], text[padding[1] :]
+            self._place_padding(text, parsed, start, end)
+
+    def _place_padding(self, text: str, parsed: Any, start: int, end: int) -> None:
+        """Learn where the padding is, before or after the value at ``start:end``."""
+        assert self._padding is not None
+        padding = _place(text, parsed, *self._padding, 0)
+        if padding is None:
+            return
+        first, last = padding
+        if last <= start:
+            self._head, self._middle = text[:first], text[last:start]
+            self._padding_first = True
+        elif first >= end:
+            self._middle, self._tail = text[end:first], text[last:]
+            self._padding_first = False
 
 
 def _place(

@@ -174,3 +174,36 @@ def test_a_padding_value_may_change_and_is_not_read(padding: str) -> None:
 )
 def test_around_a_padding_everything_else_must_repeat(text: str) -> None:
     assert _with_padding().read(text) is MISSING
+
+
+LINE = '{"model":"m","created_at":%s,"message":{"role":"assistant","content":%s},"done":false}'
+
+
+def _timestamped() -> Envelope:
+    envelope = Envelope(
+        "content",
+        lambda line: line["message"]["content"],
+        padding=("created_at", lambda line: line["created_at"]),
+    )
+    reference = LINE % ('"2026-01-01T00:00:00.1Z"', '"a"')
+    envelope.learn(reference, json.loads(reference))
+    return envelope
+
+
+@pytest.mark.parametrize("stamp", ['"2026-01-01T00:00:00.2Z"', '""', "17", "null"])
+def test_a_padding_before_the_value_may_change_too(stamp: str) -> None:
+    assert _timestamped().read(LINE % (stamp, '"b\\n"')) == "b\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        LINE.replace('"model":"m"', '"model":"n"') % ('"t"', '"b"'),
+        LINE.replace('"role"', '"thinking":"x","role"') % ('"t"', '"b"'),
+        LINE % ('"t" "u"', '"b"'),
+        LINE % ('"t"', '"b", "tool_calls": []'),
+        LINE.replace("false", "true") % ('"t"', '"b"'),
+    ],
+)
+def test_around_a_padding_before_everything_else_must_repeat(text: str) -> None:
+    assert _timestamped().read(text) is MISSING

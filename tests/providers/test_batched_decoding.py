@@ -315,3 +315,16 @@ def test_a_repeated_envelope_is_scanned_whole_only_when_it_changes(
     AnthropicStreamDecoder().feed_events(frames, events)
     assert len(events) == 101
     assert len(whole) == 2  # the block start, then the first delta (which taught the envelope)
+
+
+def _ollama_run() -> list[Any]:
+    stamps = [f'"2026-01-01T00:00:00.{i}Z"' for i in range(5)] + ["7", '""']
+    pieces = [*_PIECES, '"<think>t</think>"', '"x<"', '"</think>y"']
+    line = '{"model":"m","created_at":%s,"message":{"role":"assistant","content":%s},"done":false}'
+    lines = [line % (stamps[i % len(stamps)], piece) for i, piece in enumerate(pieces * 3)]
+    return [*lines, '{"model":"m","message":{"role":"assistant","content":""},"done":true}']
+
+
+@pytest.mark.parametrize("wire", ["ollama", "ollama without tools"])
+def test_an_ollama_envelope_run_decodes_the_same(wire: str) -> None:
+    _same_both_ways(wire, _ollama_run())
