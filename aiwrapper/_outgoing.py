@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -32,12 +31,27 @@ _MOST_PREPARED = 64
 _Key = tuple[str, tuple[tuple[str, str], ...]]
 
 
-@dataclass(frozen=True, slots=True)
 class _Prepared:
     """A call's URL, parsed, and its headers, checked and completed."""
 
-    url: httpx.URL
-    headers: dict[str, str]
+    __slots__ = ("_merged", "headers", "url")
+
+    def __init__(self, url: httpx.URL, headers: dict[str, str]) -> None:
+        self.url = url
+        self.headers = headers
+        # The client's headers as last seen, and ours merged over them.
+        self._merged: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
+
+    def merged_headers(self, client_headers: httpx.Headers) -> httpx.Headers:
+        """The client's headers with ours replacing those of the same name, as httpx merges
+        them; merged again only when a borrowed client's headers changed."""
+        seen = client_headers.raw
+        merged = self._merged
+        if merged is None or merged[0] != seen:
+            headers = httpx.Headers(client_headers)
+            headers.update(self.headers)
+            merged = self._merged = (seen, headers)
+        return merged[1]
 
 
 class RequestBuilder:
@@ -62,7 +76,19 @@ class RequestBuilder:
                 self._prepared.clear()
             self._prepared[key] = prepared
         content = json_bytes(call.body)
-        return client.build_request("POST", prepared.url, content=content, headers=prepared.headers)
+        if client.cookies or client.params:  # httpx merges these in; rare for an API client
+            return client.build_request(
+                "POST", prepared.url, content=content, headers=prepared.headers
+            )
+        # What ``build_request`` builds without cookies or query parameters, without merging
+        # the client's headers into ours again for every request.
+        return httpx.Request(
+            "POST",
+            prepared.url,
+            content=content,
+            headers=prepared.merged_headers(client.headers),
+            extensions={"timeout": client.timeout.as_dict()},
+        )
 
 
 def _prepare(call: HttpCall) -> _Prepared:

@@ -301,19 +301,31 @@ async def test_a_refused_header_or_url_is_refused_at_every_request() -> None:
     assert server.requests == []
 
 
-async def test_a_borrowed_clients_headers_and_cookies_apply_as_they_change() -> None:
+async def test_a_borrowed_clients_headers_apply_as_they_change() -> None:
     server = Server(httpx.Response(200, json=1))
-    client = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(server), timeout=7)
     transport = HttpTransport(http_client=client)
     for team in ("red", "blue"):
         client.headers["x-team"] = team
-        client.cookies.set("session", team)
         await transport.request_json(make_call(), on_error)
     client.headers["authorization"] = "Bearer client"  # the provider's header still wins
     await transport.request_json(make_call(), on_error)
-    sent = [(r.headers["x-team"], r.headers["cookie"]) for r in server.requests]
-    assert sent == [("red", "session=red"), ("blue", "session=blue"), ("blue", "session=blue")]
+    assert [r.headers["x-team"] for r in server.requests] == ["red", "blue", "blue"]
     assert server.requests[-1].headers.get_list("authorization") == ["Bearer k"]
+    assert server.requests[-1].headers["user-agent"].startswith("python-httpx/")
+    assert all(r.extensions["timeout"]["read"] == 7 for r in server.requests)
+    await client.aclose()
+
+
+async def test_a_borrowed_clients_cookies_and_query_parameters_are_sent() -> None:
+    server = Server(httpx.Response(200, json=1))
+    client = httpx.AsyncClient(transport=httpx.MockTransport(server), params={"v": "2"})
+    transport = HttpTransport(http_client=client)
+    for session in ("one", "two"):
+        client.cookies.set("session", session)
+        await transport.request_json(make_call(), on_error)
+    assert [r.headers["cookie"] for r in server.requests] == ["session=one", "session=two"]
+    assert [str(r.url) for r in server.requests] == [URL + "?v=2"] * 2
     await client.aclose()
 
 
