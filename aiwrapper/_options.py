@@ -150,53 +150,70 @@ def _set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
 def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
     """Merge option layers left to right (later wins, ``None`` never overrides) over DEFAULTS."""
     _check_keys(overrides)
-    merged = dict(_DEFAULT_VALUES)
+    given: dict[str, Any] = {}
     for layer in (*layers, overrides):
         for name, value in _set_fields(layer):
             if value is not None:
-                merged[name] = value
-    return _validated(LangOptions(**merged))
+                given[name] = value
+    _validate(given)  # the defaults are valid: only what a layer set is checked
+    return LangOptions(**{**_DEFAULT_VALUES, **given})
 
 
-def _validated(options: LangOptions) -> LangOptions:
+def _validate(given: Mapping[str, Any]) -> None:
     """Refuse values no provider accepts, before any request, with the option's name."""
-    from ._errors import ConfigError
+    for name, value in given.items():
+        check = _CHECKS.get(name)
+        problem = check(name, value) if check is not None else None
+        if problem is not None:
+            from ._errors import ConfigError
 
-    problem = _problem(options)
-    if problem is not None:
-        raise ConfigError(problem)
-    return options
+            raise ConfigError(problem)
 
 
-def _problem(o: LangOptions) -> str | None:
-    if o.limits is not None and not isinstance(o.limits, SizeLimits):
-        return f"limits must be a SizeLimits, not {o.limits!r}"
-    if not isinstance(o.early_start, bool):
-        return f"early_start must be True or False, not {o.early_start!r}"
-    if o.tool_errors not in ("return", "raise"):
-        return f"tool_errors must be 'return' or 'raise', not {o.tool_errors!r}"
-    for name in ("max_iterations", "max_tool_calls", "max_concurrency", "max_tokens"):
-        value = getattr(o, name)
-        if value is not None and (not _is_int(value) or value < 1):
-            return f"{name} must be an int of at least 1, not {value!r}"
-    retries = o.output_retries
-    if retries is not None and (not _is_int(retries) or retries < 0):
-        return f"output_retries must be an int of at least 0, not {retries!r}"
-    for name in ("timeout", "tool_timeout"):
-        value = getattr(o, name)
-        if value is not None and (not _is_number(value) or not value > 0):
-            return f"{name} must be a positive number of seconds, not {value!r}"
-    if o.temperature is not None and (not _is_number(o.temperature) or o.temperature < 0):
-        return f"temperature must be a number of at least 0, not {o.temperature!r}"
-    if o.top_p is not None and (not _is_number(o.top_p) or not 0 <= o.top_p <= 1):
-        return f"top_p must be a number from 0 to 1, not {o.top_p!r}"
+def _limits_problem(name: str, limits: object) -> str | None:
     return (
-        _choice_problem(o.function_call)
-        or _thinking_problem(o.thinking)
-        or _stop_problem(o)
-        or _native_tools_problem(o.native_tools)
-        or _functions_problem(o.functions)
+        None if isinstance(limits, SizeLimits) else f"{name} must be a SizeLimits, not {limits!r}"
     )
+
+
+def _flag_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, bool) else f"{name} must be True or False, not {value!r}"
+
+
+def _tool_errors_problem(name: str, value: object) -> str | None:
+    if value in ("return", "raise"):
+        return None
+    return f"{name} must be 'return' or 'raise', not {value!r}"
+
+
+def _count_problem(name: str, value: object) -> str | None:
+    if _is_int(value) and value >= 1:  # type: ignore[operator]
+        return None
+    return f"{name} must be an int of at least 1, not {value!r}"
+
+
+def _retries_problem(name: str, value: object) -> str | None:
+    if _is_int(value) and value >= 0:  # type: ignore[operator]
+        return None
+    return f"{name} must be an int of at least 0, not {value!r}"
+
+
+def _seconds_problem(name: str, value: object) -> str | None:
+    if _is_number(value) and value > 0:  # type: ignore[operator]
+        return None
+    return f"{name} must be a positive number of seconds, not {value!r}"
+
+
+def _temperature_problem(name: str, value: object) -> str | None:
+    if _is_number(value) and value >= 0:  # type: ignore[operator]
+        return None
+    return f"{name} must be a number of at least 0, not {value!r}"
+
+
+def _top_p_problem(name: str, value: object) -> str | None:
+    if _is_number(value) and 0 <= value <= 1:  # type: ignore[operator]
+        return None
+    return f"{name} must be a number from 0 to 1, not {value!r}"
 
 
 def _is_int(value: object) -> bool:
@@ -207,15 +224,15 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _choice_problem(choice: object) -> str | None:
+def _choice_problem(name: str, choice: object) -> str | None:
     if choice is None or (isinstance(choice, str) and choice):
         return None
     if isinstance(choice, Mapping):
         function = choice.get("function")
-        name = choice.get("name") or (
+        chosen = choice.get("name") or (
             function.get("name") if isinstance(function, Mapping) else None
         )
-        if isinstance(name, str) and name:
+        if isinstance(chosen, str) and chosen:
             return None
     return (
         "function_call must be 'auto', 'none', 'required', a function name or "
@@ -223,7 +240,7 @@ def _choice_problem(choice: object) -> str | None:
     )
 
 
-def _thinking_problem(thinking: object) -> str | None:
+def _thinking_problem(name: str, thinking: object) -> str | None:
     if thinking is None or isinstance(thinking, bool):
         return None
     if _is_int(thinking) and thinking >= DYNAMIC_THINKING:  # type: ignore[operator]
@@ -236,8 +253,7 @@ def _thinking_problem(thinking: object) -> str | None:
     )
 
 
-def _stop_problem(o: LangOptions) -> str | None:
-    stop = o.stop
+def _stop_problem(name: str, stop: object) -> str | None:
     if stop is None or isinstance(stop, str):
         return None
     if isinstance(stop, Sequence) and all(isinstance(s, str) for s in stop):
@@ -245,24 +261,46 @@ def _stop_problem(o: LangOptions) -> str | None:
     return f"stop must be a string or a list of strings, not {stop!r}"
 
 
-def _functions_problem(functions: object) -> str | None:
+def _functions_problem(name: str, functions: object) -> str | None:
     # One tool where a list belongs is the usual slip; say what to write, not "not iterable".
     if functions is None:
         return None
     listed = isinstance(functions, Iterable) and not isinstance(functions, (str, Mapping))
     if listed and not callable(functions):
         return None
-    name = getattr(functions, "name", None) or getattr(functions, "__name__", "tool")
+    tool = getattr(functions, "name", None) or getattr(functions, "__name__", "tool")
     return (
-        f"functions takes a list of tools: write functions=[{name}], "
-        f"not functions={name} (got {type(functions).__name__})"
+        f"functions takes a list of tools: write functions=[{tool}], "
+        f"not functions={tool} (got {type(functions).__name__})"
     )
 
 
-def _native_tools_problem(native: object) -> str | None:
+def _native_tools_problem(name: str, native: object) -> str | None:
     if native is None:
         return None
     listed = isinstance(native, Sequence) and not isinstance(native, str)
     if listed and all(isinstance(entry, Mapping) for entry in native):  # type: ignore[attr-defined]
         return None
     return f"native_tools must be a list of dicts in the provider's own shape, not {native!r}"
+
+
+# Each option a value can be wrong for, and its check: (name, value) -> the problem, or None.
+_CHECKS: dict[str, Callable[[str, Any], str | None]] = {
+    "limits": _limits_problem,
+    "early_start": _flag_problem,
+    "tool_errors": _tool_errors_problem,
+    "max_iterations": _count_problem,
+    "max_tool_calls": _count_problem,
+    "max_concurrency": _count_problem,
+    "max_tokens": _count_problem,
+    "output_retries": _retries_problem,
+    "timeout": _seconds_problem,
+    "tool_timeout": _seconds_problem,
+    "temperature": _temperature_problem,
+    "top_p": _top_p_problem,
+    "function_call": _choice_problem,
+    "thinking": _thinking_problem,
+    "stop": _stop_problem,
+    "native_tools": _native_tools_problem,
+    "functions": _functions_problem,
+}

@@ -58,10 +58,16 @@ def test_options_of_the_wrong_type_are_a_type_error() -> None:
         ({"thinking": -2}, "thinking=-2 is not valid"),
         ({"stop": 5}, "stop must be a string or a list of strings, not 5"),
         ({"stop": ["a", 1]}, "stop must be a string or a list of strings"),
+        ({"max_tool_calls": 0}, "max_tool_calls must be an int of at least 1, not 0"),
+        ({"output_retries": -1}, "output_retries must be an int of at least 0, not -1"),
+        ({"early_start": "yes"}, "early_start must be True or False, not 'yes'"),
+        ({"limits": 5}, "limits must be a SizeLimits, not 5"),
+        ({"native_tools": "web"}, "native_tools must be a list of dicts"),
+        (LangOptions(timeout=-1), "timeout must be a positive number of seconds, not -1"),
     ],
 )
 def test_bad_values_are_config_errors_naming_the_option(
-    options: dict[str, Any], message: str
+    options: dict[str, Any] | LangOptions, message: str
 ) -> None:
     with pytest.raises(ConfigError) as info:
         merge_options(options)
