@@ -32,8 +32,8 @@ from ..._events import (
 from ..._framing import SSEEvent
 from ..._jsonenvelope import MISSING, Envelope
 from ..._messages import ProviderState
-from .._base import in_stream_error
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
+from ._errors import stream_error
 from ._name import NAME
 
 __all__ = ["AnthropicStreamDecoder"]
@@ -70,20 +70,6 @@ _STOP_REASONS: dict[str, FinishReason] = {
     "model_context_window_exceeded": "length",
     "refusal": "content_filter",
     "pause_turn": "pause",
-}
-
-# The error classes of an ``error`` event inside a 200 stream.
-_STREAM_ERRORS: dict[str, type[errors.ProviderError]] = {
-    "invalid_request_error": errors.BadRequestError,
-    "request_too_large": errors.BadRequestError,
-    "authentication_error": errors.AuthenticationError,
-    "permission_error": errors.PermissionDeniedError,
-    "billing_error": errors.PermissionDeniedError,
-    "not_found_error": errors.NotFoundError,
-    "rate_limit_error": errors.RateLimitError,
-    "api_error": errors.ServerError,
-    "timeout_error": errors.ServerError,
-    "overloaded_error": errors.OverloadedError,
 }
 
 
@@ -349,17 +335,7 @@ class AnthropicStreamDecoder:
         return [*events, FinishEvent(reason or "stop", raw=self._stop_reason)]
 
     def _error(self, payload: dict[str, Any]) -> list[Event]:
-        detail = payload.get("error") or {}
-        kind, message = detail.get("type"), detail.get("message") or "stream error"
-        request_id = payload.get("request_id")
-        raise in_stream_error(
-            _STREAM_ERRORS.get(str(kind)),
-            message,
-            provider=NAME,
-            body=payload,
-            unknown=f"anthropic stream error ({kind}): {message}",
-            request_id=request_id if isinstance(request_id, str) else None,
-        )
+        raise stream_error(payload)
 
     def _usage_event(self) -> UsageEvent:
         usage = self._usage

@@ -3,7 +3,7 @@
 This module owns their mapping to the exception tree: the error type wins where it is more
 precise than the status (a 500 that says ``overloaded_error`` is an overload; 402
 ``billing_error`` means the account may not use the API until billing is fixed, which retrying
-cannot help). Errors inside a 200 stream are the decoder's.
+cannot help), and the ``error`` events that arrive inside a 200 stream.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import _errors as errors
-from .._base import error_class_for_status, make_error, parse_json_body
+from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
 from ._name import NAME
 
-__all__ = ["error_from_response"]
+__all__ = ["error_from_response", "stream_error"]
 
 
 _TYPE_OVER_STATUS: dict[str, type[errors.ProviderError]] = {
@@ -57,3 +57,33 @@ def error_from_response(
         request_id = parsed.get("request_id")
         err.request_id = request_id if isinstance(request_id, str) else None
     return err
+
+
+# The error classes of an ``error`` event inside a 200 stream.
+_STREAM_ERRORS: dict[str, type[errors.ProviderError]] = {
+    "invalid_request_error": errors.BadRequestError,
+    "request_too_large": errors.BadRequestError,
+    "authentication_error": errors.AuthenticationError,
+    "permission_error": errors.PermissionDeniedError,
+    "billing_error": errors.PermissionDeniedError,
+    "not_found_error": errors.NotFoundError,
+    "rate_limit_error": errors.RateLimitError,
+    "api_error": errors.ServerError,
+    "timeout_error": errors.ServerError,
+    "overloaded_error": errors.OverloadedError,
+}
+
+
+def stream_error(payload: dict[str, Any]) -> errors.AIWrapperError:
+    """The exception for an ``error`` event inside a 200 stream."""
+    detail = payload.get("error") or {}
+    kind, message = detail.get("type"), detail.get("message") or "stream error"
+    request_id = payload.get("request_id")
+    return in_stream_error(
+        _STREAM_ERRORS.get(str(kind)),
+        message,
+        provider=NAME,
+        body=payload,
+        unknown=f"anthropic stream error ({kind}): {message}",
+        request_id=request_id if isinstance(request_id, str) else None,
+    )
