@@ -12,14 +12,15 @@ checks the place by parsing the text again with a probe string there and finding
 at the path asked for (a key repeated later, which would win, fails that check). A text that
 differs anywhere outside the value is not read here; the caller parses it in full.
 
-A padding field that changes in every text (random filler, or a timestamp) may come before or
-after the value: named as ``padding``, its value is scanned as a whole JSON value too, and
-not returned.
+Padding fields that change in every text (random filler, a timestamp, a sequence number) may
+sit before or after the value: named as ``padding``, each one's value is scanned as a whole
+JSON value too, and not returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any
 
 from ._jsonscan import loads, scan
@@ -34,14 +35,17 @@ _WHITESPACE = " \t\n\r"
 _MOST_WAIT = 1024  # misses between two attempts to learn, at the most
 
 
+Finder = Callable[[Any], Any]
+"""Picks a value from a parsed text; raises ``LookupError`` or ``TypeError`` where it has none."""
+
+
 class Envelope:
     """Where one value sits in a repeated JSON text; see the module's docstring.
 
     Args:
         key: The object key the value is found under (searched for in the text).
-        find: Picks that value from a parsed text; raises ``LookupError`` or ``TypeError``
-            where the text has none.
-        padding: The key and the finder of a padding value that may come after it.
+        find: Picks that value from a parsed text.
+        padding: The key and the finder of each padding value.
     """
 
     __slots__ = (
@@ -49,27 +53,24 @@ class Envelope:
         "_head",
         "_hits",
         "_key",
-        "_middle",
+        "_middles",
         "_padding",
-        "_padding_first",
         "_tail",
         "_wait",
         "_waited",
+        "_wanted",
         "due",
     )
 
-    def __init__(
-        self,
-        key: str,
-        find: Callable[[Any], Any],
-        padding: tuple[str, Callable[[Any], Any]] | None = None,
-    ) -> None:
+    def __init__(self, key: str, find: Finder, padding: Sequence[tuple[str, Finder]] = ()) -> None:
         self._key = f'"{key}"'
         self._find = find
-        self._padding = None if padding is None else (f'"{padding[0]}"', padding[1])
+        self._padding = [(f'"{name}"', finder) for name, finder in padding]
         self._head: str | None = None
-        self._middle: str | None = None  # between the value and the padding, when there is one
-        self._padding_first = False  # the padding comes before the value
+        # With padding: the text between the values scanned (the value and the paddings, in
+        # their order), and the place of the value among them.
+        self._middles: tuple[str, ...] | None = None
+        self._wanted = 0
         self._tail = ""
         self._hits = 0  # texts read since the envelope was learned
         self._wait = 1  # misses left before learning again
@@ -81,7 +82,7 @@ class Envelope:
         head, tail = self._head, self._tail
         if head is not None and text.endswith(tail) and text.startswith(head):
             try:
-                if self._middle is None:
+                if self._middles is None:
                     value, end = scan(text, len(head))
                 else:
                     value, end = self._read_padded(text, len(head))
@@ -94,16 +95,24 @@ class Envelope:
         self.due = self._wait <= 0
         return MISSING
 
-    def _read_padded(self, text: str, start: int) -> tuple[Any, int]:
-        """The value and the padding from ``start`` on, in their order: (value, end) or
+    def _read_padded(self, text: str, at: int) -> tuple[Any, int]:
+        """The value among the values scanned from ``at`` on, and where the last one ends;
         (``MISSING``, -1) when the text between them differs."""
-        middle = self._middle
-        assert middle is not None
-        first, end = scan(text, start)
-        if not text.startswith(middle, end):
-            return MISSING, -1
-        second, end = scan(text, end + len(middle))
-        return (second if self._padding_first else first), end
+        middles, wanted = self._middles or (), self._wanted
+        first, at = scan(text, at)
+        if len(middles) == 1:  # one padding, the common case: no loop
+            middle = middles[0]
+            if not text.startswith(middle, at):
+                return MISSING, -1
+            second, at = scan(text, at + len(middle))
+            return (second if wanted else first), at
+        values = [first]
+        for middle in middles:
+            if not text.startswith(middle, at):
+                return MISSING, -1
+            scanned, at = scan(text, at + len(middle))
+            values.append(scanned)
+        return values[wanted], at
 
     def learn(self, text: str, parsed: Any) -> None:
         """Take ``text`` (parsed as ``parsed``) as the envelope, when its value can be placed.
@@ -114,34 +123,26 @@ class Envelope:
         waited = self._waited
         self._waited = 1 if self._hits or not waited else min(2 * waited, _MOST_WAIT)
         self._wait, self._hits, self.due = self._waited, 0, False
-        self._head = self._middle = None
-        value = _place(text, parsed, self._key, self._find, 0)
+        self._head, self._middles = None, None
+        value = _place(text, parsed, self._key, self._find)
         if value is None:
             return
-        start, end = value
-        self._head, self._tail = text[:start], text[end:]
-        if self._padding is not None:
-            self._place_padding(text, parsed, start, end)
-
-    def _place_padding(self, text: str, parsed: Any, start: int, end: int) -> None:
-        """Learn where the padding is, before or after the value at ``start:end``."""
-        assert self._padding is not None
-        padding = _place(text, parsed, *self._padding, 0)
-        if padding is None:
-            return
-        first, last = padding
-        if last <= start:
-            self._head, self._middle = text[:first], text[last:start]
-            self._padding_first = True
-        elif first >= end:
-            self._middle, self._tail = text[end:first], text[last:]
-            self._padding_first = False
+        places = [value] + [
+            place
+            for key, find in self._padding
+            if (place := _place(text, parsed, key, find)) is not None
+        ]
+        places.sort()
+        if any(after[0] < before[1] for before, after in pairwise(places)):
+            return  # a padding inside the value, or the value inside a padding
+        self._head, self._tail = text[: places[0][0]], text[places[-1][1] :]
+        if len(places) > 1:
+            self._wanted = places.index(value)
+            self._middles = tuple(text[before[1] : after[0]] for before, after in pairwise(places))
 
 
-def _place(
-    text: str, parsed: Any, key: str, find: Callable[[Any], Any], after: int
-) -> tuple[int, int] | None:
-    """Where in ``text`` (from ``after`` on) the value ``find`` picks is written, if anywhere.
+def _place(text: str, parsed: Any, key: str, find: Finder) -> tuple[int, int] | None:
+    """Where in ``text`` the value ``find`` picks is written, if anywhere.
 
     Each ``key`` in the text is tried: its value is the one when the text, that value
     replaced by a probe, parses to the probe at ``find``'s path.
@@ -151,7 +152,7 @@ def _place(
             return None  # the probe could not be told from this value
     except (LookupError, TypeError):
         return None
-    start = text.find(key, after)
+    start = text.find(key)
     while start >= 0:
         colon = _skip(text, start + len(key))
         begin = _skip(text, colon + 1)

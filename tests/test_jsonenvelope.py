@@ -150,7 +150,7 @@ def _delta(chunk: Any) -> Any:
 
 def _with_padding() -> Envelope:
     envelope = Envelope(
-        "delta", _delta, padding=("obfuscation", lambda chunk: chunk["obfuscation"])
+        "delta", _delta, padding=[("obfuscation", lambda chunk: chunk["obfuscation"])]
     )
     reference = PADDED % ('{"content":"a"}', '"x9"')
     envelope.learn(reference, json.loads(reference))
@@ -183,7 +183,7 @@ def _timestamped() -> Envelope:
     envelope = Envelope(
         "content",
         lambda line: line["message"]["content"],
-        padding=("created_at", lambda line: line["created_at"]),
+        padding=[("created_at", lambda line: line["created_at"])],
     )
     reference = LINE % ('"2026-01-01T00:00:00.1Z"', '"a"')
     envelope.learn(reference, json.loads(reference))

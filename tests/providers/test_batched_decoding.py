@@ -18,11 +18,13 @@ from aiwrapper._framing import NDJSONDecoder, SSEDecoder
 from aiwrapper.providers.anthropic._decode import AnthropicStreamDecoder
 from aiwrapper.providers.ollama._decode import OllamaDecoder
 from aiwrapper.providers.openai._decode import OpenAIStreamDecoder
+from aiwrapper.providers.openai_responses._decode import ResponsesStreamDecoder
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 DECODERS: dict[str, Callable[[], Any]] = {
     "openai": lambda: OpenAIStreamDecoder("openai"),
+    "openai_responses": lambda: ResponsesStreamDecoder("openai"),
     "anthropic": AnthropicStreamDecoder,
     "ollama": lambda: OllamaDecoder(["get_weather", "add"]),
     "ollama without tools": OllamaDecoder,
@@ -63,7 +65,7 @@ def _frames(path: Path) -> list[Any]:
 def _recorded() -> list[tuple[str, Path]]:
     return [
         (wire, path)
-        for wire in ("openai", "anthropic", "ollama")
+        for wire in ("openai", "openai_responses", "anthropic", "ollama")
         for path in sorted((FIXTURES / wire).iterdir())
         if path.suffix in (".sse", ".ndjson")
     ]
@@ -328,3 +330,48 @@ def _ollama_run() -> list[Any]:
 @pytest.mark.parametrize("wire", ["ollama", "ollama without tools"])
 def test_an_ollama_envelope_run_decodes_the_same(wire: str) -> None:
     _same_both_ways(wire, _ollama_run())
+
+
+def _responses_run(obfuscated: bool) -> list[Any]:
+    added = (
+        '{"type":"response.output_item.added","sequence_number":1,"output_index":0,'
+        '"item":{"type":"function_call","id":"fc_1","call_id":"c1","name":"add","arguments":""}}'
+    )
+    frames: list[Any] = [(None, added)]
+    for i, piece in enumerate(_PIECES * 3):
+        pad = f',"obfuscation":"{"q" * (i % 3)}"' if obfuscated else ""
+        head = f'{{"type":"response.function_call_arguments.delta","sequence_number":{2 * i + 2}'
+        frames.append(
+            (None, head + ',"item_id":"fc_1","output_index":0,"delta":' + piece + pad + "}")
+        )
+        head = f'{{"type":"response.output_text.delta","sequence_number":{2 * i + 3}'
+        frames.append(
+            (None, head + ',"item_id":"msg_1","output_index":1,"delta":' + piece + pad + "}")
+        )
+    return frames
+
+
+RESPONSES_ODD = {
+    "item id a list": [
+        _responses_run(False)[0],
+        (None, '{"type":"response.function_call_arguments.delta","item_id":[1],"delta":"{"}'),
+    ],
+    "no item id": [
+        _responses_run(False)[0],
+        (None, '{"type":"response.function_call_arguments.delta","delta":"{"}'),
+    ],
+    "unknown item": [
+        (None, '{"type":"response.function_call_arguments.delta","item_id":"fc_9","delta":"{"}')
+    ],
+    "done marker": [(None, '{"type":"response.output_text.delta","delta":"a"}'), (None, "[DONE]")],
+}
+
+
+@pytest.mark.parametrize("obfuscated", [False, True])
+def test_a_responses_envelope_run_decodes_the_same(obfuscated: bool) -> None:
+    _same_both_ways("openai_responses", _responses_run(obfuscated))
+
+
+@pytest.mark.parametrize("frames", RESPONSES_ODD.values(), ids=RESPONSES_ODD.keys())
+def test_odd_responses_events_decode_the_same_batched(frames: list[Any]) -> None:
+    _same_both_ways("openai_responses", frames)

@@ -61,7 +61,7 @@ class OllamaDecoder:
         self._done = False
         self._plain = self._plain_delta()
         # Each line of text repeats the last but for its content and its timestamp.
-        self._envelope = Envelope("content", _content_of, padding=("created_at", _created_at))
+        self._envelope = Envelope("content", _content_of, padding=[("created_at", _created_at)])
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one NDJSON line (``event`` is unused: NDJSON has no event names)."""

@@ -131,7 +131,7 @@ class OpenAIStreamDecoder:
         self._done = False
         self._model: str | None = None
         # OpenAI pads each chunk with a random "obfuscation" string after the choices.
-        self._envelope = Envelope("delta", _delta_of, padding=("obfuscation", _padding_of))
+        self._envelope = Envelope("delta", _delta_of, padding=[("obfuscation", _padding_of)])
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE ``data`` payload (``event`` names are not used on this wire)."""

@@ -30,6 +30,8 @@ from ..._events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from ..._framing import SSEEvent
+from ..._jsonenvelope import MISSING, Envelope
 from ..._messages import ProviderState
 from ._errors import error_event, failed_response
 from ._fields import (
@@ -45,6 +47,22 @@ from ._fields import (
 __all__ = ["ResponsesStreamDecoder"]
 
 _loads = jsonscan.loads
+_scan = jsonscan.scan
+# The two plain deltas, each as this module's own string (``is`` tells them apart).
+_TEXT, _ARGUMENTS = "response.output_text.delta", "response.function_call_arguments.delta"
+_PLAIN_KINDS = {_TEXT: _TEXT, _ARGUMENTS: _ARGUMENTS}
+_NOT_PLAIN: tuple[str, Any, Any] = ("", 0, MISSING)
+
+
+def _delta_of(payload: Any) -> Any:
+    return payload["delta"]
+
+
+# Each event carries its own sequence number, and OpenAI pads it with a random string.
+_PADDING = [
+    ("sequence_number", lambda payload: payload["sequence_number"]),
+    ("obfuscation", lambda payload: payload["obfuscation"]),
+]
 _MALFORMED = (LookupError, TypeError, AttributeError, ValueError)
 _EMPTY: dict[str, Any] = {}
 _PART_BREAK = "\n\n"  # between two reasoning summary parts, as a blank line
@@ -71,8 +89,11 @@ class ResponsesStreamDecoder:
     __slots__ = (
         "_calls",
         "_done",
+        "_envelope",
         "_handlers",
         "_items",
+        "_key",
+        "_kind",
         "_model",
         "_name",
         "_reasoning",
@@ -87,6 +108,10 @@ class ResponsesStreamDecoder:
         self._model: str | None = None
         self._refused = False
         self._done = False
+        # The envelope of the latest plain delta, with that delta's kind and item.
+        self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
+        self._kind: str = _TEXT
+        self._key: Key = 0
         self._handlers: dict[str, Callable[[dict[str, Any]], list[Event]]] = {
             "response.reasoning_summary_text.delta": self._summary,
             "response.reasoning_text.delta": self._raw_reasoning,
@@ -119,6 +144,56 @@ class ResponsesStreamDecoder:
             return handler(payload) if handler is not None else []
         except _MALFORMED as exc:
             raise errors.StreamError(f"{self._name}: undecodable stream event {data:.200}") from exc
+
+    def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
+        """Decode a chunk's SSE events into ``into``, as ``feed`` would one at a time.
+
+        Nearly every event is a piece of text or of a call's arguments, in an envelope
+        repeated byte for byte but for its ``sequence_number`` and ``obfuscation`` padding
+        (``_jsonenvelope.py``): those are read right here, the piece alone scanned, with no
+        call in between. Any other event goes to ``feed``; nothing here changed state before.
+        """
+        calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
+        for _, data in events:
+            piece: Any = MISSING
+            if not self._done:
+                kind, key = self._kind, self._key
+                piece = self._envelope.read(data)
+                if piece is MISSING:
+                    kind, key, piece = self._plain_delta(data)
+            if piece.__class__ is str and piece:
+                if kind is _TEXT:
+                    into.append(text_delta(piece))
+                    continue
+                call = calls.get(key)
+                if call is not None and call.open:
+                    call.streamed = True
+                    into.append(call_delta(call.index, piece))
+                    continue
+            into += self.feed(None, data)
+
+    def _plain_delta(self, data: str) -> tuple[str, Key, Any]:
+        """The kind, item and piece of a text or arguments delta parsed whole, else
+        ``MISSING`` for the piece. Such an event teaches the envelope when it is due."""
+        try:
+            payload, end = _scan(data, 0)
+        except (StopIteration, ValueError):  # [DONE], or not JSON: feed says which
+            return _NOT_PLAIN
+        if end != len(data) or payload.__class__ is not dict:
+            return _NOT_PLAIN
+        kind = _PLAIN_KINDS.get(payload.get("type"))  # type: ignore[arg-type]
+        if kind is _ARGUMENTS:
+            key = payload.get("item_id") or payload.get("output_index", 0)
+            if key.__class__ is not str and key.__class__ is not int:
+                return _NOT_PLAIN
+        elif kind is _TEXT:
+            key = 0  # text goes to the open text part, whatever its item
+        else:
+            return _NOT_PLAIN
+        if self._envelope.due:
+            self._envelope.learn(data, payload)
+            self._kind, self._key = kind, key
+        return kind, key, payload.get("delta")
 
     def close(self) -> list[Event]:
         """The body ended; a stream without a terminal event was cut off."""
