@@ -315,7 +315,8 @@ class CallExecutor:
             raise _Failure(message, "ToolArgumentsError") from exc
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
-        await self._check_approval(tool, call)
+        if self.options.approve is not None:
+            await self._check_approval(tool, call)
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)

@@ -132,9 +132,10 @@ class Run:
                     return
                 results = await self.executor.run_turn(calls, truncated=turn.truncated)
             self.result.messages.extend(results)
-            for call in calls:  # those not run (over max_tool_calls) are answered too
-                await self.watch.call_finished(call)
-            await self._notify()
+            if self.watch.active:  # nobody watching: no notification to make
+                for call in calls:  # those not run (over max_tool_calls) are answered too
+                    await self.watch.call_finished(call)
+                await self._notify()
             # A forced choice applies to one round; keeping it would force calls forever.
             # Once max_tool_calls is reached, "none" makes the model answer instead.
             choice = "none" if self.executor.calls_exhausted else None
@@ -165,7 +166,8 @@ class Run:
             options=options,
             stream=bool(options.stream),
         )
-        await watch.turn_started()
+        if watch.active:
+            await watch.turn_started()
 
         async def fold(events: list[Event]) -> None:
             if not watch.active:  # nobody watches: fold the batch, nothing else per event
@@ -190,7 +192,8 @@ class Run:
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
         result.model, result.truncated = assembler.model or request.model, assembler.truncated
-        await watch.turn_finished(assembler)
+        if watch.active:
+            await watch.turn_finished(assembler)
         return assembler
 
     def _settle(self, exc: BaseException) -> None:
@@ -245,8 +248,9 @@ class Run:
         self.result.finished = True
         if calls:
             self.result.finish_reason = "tool_calls"
-        await self._notify()
-        await self.watch.run_finished()
+        if self.watch.active:
+            await self._notify()
+            await self.watch.run_finished()
 
 
 def _notifier(watch: Watchers) -> Callable[..., Awaitable[None]]:
