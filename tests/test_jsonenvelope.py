@@ -207,3 +207,36 @@ def test_a_padding_before_the_value_may_change_too(stamp: str) -> None:
 )
 def test_around_a_padding_before_everything_else_must_repeat(text: str) -> None:
     assert _timestamped().read(text) is MISSING
+
+
+EVENT = '{"type":"delta","sequence_number":%s,"item_id":"fc_1","delta":%s,"obfuscation":%s}'
+
+
+def _two_paddings() -> Envelope:
+    envelope = Envelope(
+        "delta",
+        lambda event: event["delta"],
+        padding=[
+            ("sequence_number", lambda event: event["sequence_number"]),
+            ("obfuscation", lambda event: event["obfuscation"]),
+        ],
+    )
+    reference = EVENT % ("3", '"a"', '"q"')
+    envelope.learn(reference, json.loads(reference))
+    return envelope
+
+
+def test_paddings_on_both_sides_may_change_and_are_not_read() -> None:
+    envelope = _two_paddings()
+    assert envelope.read(EVENT % ("4", '"b"', '"qq"')) == "b"
+    assert envelope.read(EVENT % ("12345", '{"x":[1]}', '""')) == {"x": [1]}
+    assert envelope.read(EVENT.replace("fc_1", "fc_2") % ("5", '"c"', '"q"')) is MISSING
+
+
+def test_a_padding_inside_the_value_is_no_padding() -> None:
+    reference = '{"delta":{"pad":"x","text":"a"}}'
+    envelope = Envelope(
+        "delta", lambda event: event["delta"], padding=[("pad", lambda e: e["delta"]["pad"])]
+    )
+    envelope.learn(reference, json.loads(reference))
+    assert envelope.read('{"delta":{"pad":"y","text":"b"}}') is MISSING
