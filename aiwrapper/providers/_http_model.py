@@ -120,8 +120,8 @@ class HttpModel:
         """The body's framing, and how a chunk's frames (SSE events or NDJSON lines) go to
         the decoder together."""
         if self.provider.framing == "sse":
-            return SSEDecoder(most), _batched_events(decoder)
-        return NDJSONDecoder(most), _batched_lines(decoder)
+            return SSEDecoder(most), _batched(decoder, sse=True)
+        return NDJSONDecoder(most), _batched(decoder, sse=False)
 
     def _raise(self, exc: Exception) -> NoReturn:
         """Raise a decoding failure: the SDK's own errors as they are, a decoder's bugs as
@@ -134,29 +134,20 @@ class HttpModel:
         return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
 
 
-def _batched_events(decoder: StreamDecoder) -> Callable[[list[SSEEvent], list[Event]], None]:
-    """The decoder's ``feed_events``, or one that calls ``feed`` for each event."""
-    many = getattr(decoder, "feed_events", None)
+def _batched(decoder: StreamDecoder, sse: bool) -> _FeedMany:
+    """The decoder's ``feed_events`` (SSE) or ``feed_lines`` (NDJSON), or else a loop that
+    calls ``feed`` for each frame."""
+    many: _FeedMany | None = getattr(decoder, "feed_events" if sse else "feed_lines", None)
     if many is not None:
-        return many  # type: ignore[no-any-return]
+        return many
     feed = decoder.feed
 
-    def feed_events(events: list[SSEEvent], into: list[Event]) -> None:
+    def events_one_by_one(events: list[SSEEvent], into: list[Event]) -> None:
         for name, data in events:
             into += feed(name, data)
 
-    return feed_events
-
-
-def _batched_lines(decoder: StreamDecoder) -> Callable[[list[str], list[Event]], None]:
-    """The decoder's ``feed_lines``, or one that calls ``feed`` for each line."""
-    many = getattr(decoder, "feed_lines", None)
-    if many is not None:
-        return many  # type: ignore[no-any-return]
-    feed = decoder.feed
-
-    def feed_lines(lines: list[str], into: list[Event]) -> None:
+    def lines_one_by_one(lines: list[str], into: list[Event]) -> None:
         for line in lines:
             into += feed(None, line)
 
-    return feed_lines
+    return events_one_by_one if sse else lines_one_by_one
