@@ -266,6 +266,8 @@ def _notifier(watch: Watchers) -> Callable[..., Awaitable[None]]:
 
 def _check_config(tools: Sequence[Tool], options: LangOptions) -> None:
     _check_choice(tools, options)
+    if not tools:
+        return
     if options.approve is None:
         flagged = [t.name for t in tools if t.requires_approval]
         if flagged:
@@ -298,11 +300,13 @@ def _check_choice(tools: Sequence[Tool], options: LangOptions) -> None:
 
 def _unanswered(messages: LangMessages) -> list[FunctionCall]:
     """The calls of the last assistant turn that have no result yet."""
-    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
-    if last < 0:
-        return []
-    answered = {m.tool_call_id for m in messages[last + 1 :] if m.role == "tool"}
-    return [c for c in messages[last].tool_calls if c.id not in answered]
+    answered = set()
+    for message in reversed(messages):  # from the end: the results, then the turn
+        if message.role == "assistant":
+            return [c for c in message.tool_calls if c.id not in answered]
+        if message.role == "tool":
+            answered.add(message.tool_call_id)
+    return []
 
 
 def _check_answered(messages: LangMessages) -> None:
