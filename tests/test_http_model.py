@@ -195,6 +195,24 @@ async def test_stream_without_end_marker_is_a_stream_error() -> None:
         await collect(model, request())
 
 
+@pytest.mark.parametrize("framing", ["sse", "ndjson"])
+async def test_a_last_frame_before_a_missing_end_marker_is_kept(
+    framing: Literal["sse", "ndjson"],
+) -> None:
+    # The body ends inside its last frame and without [DONE]: that frame is decoded and
+    # handed over before close() reports the cut, so the result keeps it.
+    body = Chunks(b"data: a\n\ndata: b" if framing == "sse" else b"a\nb")
+    model, _ = model_for(FakeProvider(framing), httpx.Response(200, stream=body))
+    events: list[Event] = []
+
+    async def sink(batch: list[Event]) -> None:
+        events.extend(batch)
+
+    with pytest.raises(errors.StreamError, match=r"before \[DONE\]"):
+        await model.send(request(), sink)
+    assert events == [TextDelta("None|a"), TextDelta("None|b")]
+
+
 async def test_decoder_bug_is_wrapped_as_stream_error() -> None:
     body = Chunks(b"data: bad json\n\n")
     model, _ = model_for(FakeProvider(), httpx.Response(200, stream=body))
