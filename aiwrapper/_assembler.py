@@ -39,7 +39,7 @@ from ._messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, To
 from ._partial_json import PartialJSON
 from ._result import FunctionCall, RequestUsage
 
-__all__ = ["Assembler", "new_call_id"]
+__all__ = ["FOLDS", "Assembler", "new_call_id"]
 
 
 def new_call_id() -> str:
@@ -72,33 +72,16 @@ class Assembler:
     _parsers: dict[int, tuple[FunctionCall, PartialJSON]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
-    # Event type -> the method folding it (what ``add`` calls), for loops that inline ``add``.
-    handlers: dict[type, Callable[[Any], None]] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        # A dict from event type to handler: one lookup per event on the streaming path.
-        self.handlers = {
-            TextDelta: self._text,
-            ThinkingDelta: self._thinking,
-            PartStateEvent: self._set_state,
-            OpaquePartEvent: self._opaque,
-            ToolCallStart: self._start_call,
-            ToolCallDelta: self._extend_call,
-            ToolCallEnd: self._end,
-            UsageEvent: self._set_usage,
-            FinishEvent: self._finish_event,
-            ModelEvent: self._set_model,
-        }
 
     def add(self, event: Event) -> None:
         """Fold one event into the message."""
-        self.handlers[type(event)](event)
+        FOLDS[type(event)](self, event)
 
     def add_all(self, events: list[Event]) -> None:
         """Fold a batch of events (the streaming path: one call per received chunk)."""
-        handlers = self.handlers
+        folds = FOLDS
         for event in events:
-            handlers[type(event)](event)
+            folds[type(event)](self, event)
 
     def _text(self, event: TextDelta) -> None:
         # The one fast path, for the common case (more text for the open text part), taken
@@ -320,6 +303,23 @@ class Assembler:
 def _count(new: int | None, old: int) -> int:
     return old if new is None else new
 
+
+# Event type -> the function folding it into an assembler (what ``add`` calls), for loops
+# that inline ``add``: one lookup per event on the streaming path. Plain functions, not each
+# assembler's bound methods, so an assembler holds no reference to itself and a finished
+# turn is freed at once rather than by the cycle collector.
+FOLDS: dict[type, Callable[[Assembler, Any], None]] = {
+    TextDelta: Assembler._text,
+    ThinkingDelta: Assembler._thinking,
+    PartStateEvent: Assembler._set_state,
+    OpaquePartEvent: Assembler._opaque,
+    ToolCallStart: Assembler._start_call,
+    ToolCallDelta: Assembler._extend_call,
+    ToolCallEnd: Assembler._end,
+    UsageEvent: Assembler._set_usage,
+    FinishEvent: Assembler._finish_event,
+    ModelEvent: Assembler._set_model,
+}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

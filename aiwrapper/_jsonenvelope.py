@@ -33,6 +33,9 @@ _PROBE_TEXT = '"\\u0000aiwrapper-envelope-probe"'  # a JSON string no server sen
 _PROBE = loads(_PROBE_TEXT)
 _WHITESPACE = " \t\n\r"
 _MOST_WAIT = 1024  # misses between two attempts to learn, at the most
+# Texts read whole before the first attempt: learning costs about three parses and each text
+# read from the envelope saves most of one, so a stream shorter than this never pays for it.
+_FIRST_WAIT = 16
 
 
 Finder = Callable[[Any], Any]
@@ -73,9 +76,9 @@ class Envelope:
         self._wanted = 0
         self._tail = ""
         self._hits = 0  # texts read since the envelope was learned
-        self._wait = 1  # misses left before learning again
+        self._wait = _FIRST_WAIT  # misses left before learning (again)
         self._waited = 0  # the last wait (0: never learned), doubled while learning brings no hit
-        self.due = True  # a miss says it is time to learn from the next whole parse
+        self.due = False  # a miss says it is time to learn from the next whole parse
 
     def read(self, text: str) -> Any:
         """The value ``text`` holds in the learned envelope, or ``MISSING``."""
@@ -147,12 +150,14 @@ def _place(text: str, parsed: Any, key: str, find: Finder) -> tuple[int, int] | 
     Each ``key`` in the text is tried: its value is the one when the text, that value
     replaced by a probe, parses to the probe at ``find``'s path.
     """
+    start = text.find(key)
+    if start < 0:
+        return None  # first: a padding field that is absent costs no exception
     try:
         if _is_probe(find(parsed)):
             return None  # the probe could not be told from this value
     except (LookupError, TypeError):
         return None
-    start = text.find(key)
     while start >= 0:
         colon = _skip(text, start + len(key))
         begin = _skip(text, colon + 1)

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["loads", "scan"]
+__all__ = ["loads", "scan", "scan_object"]
 
 # The C scanner (the Python one where C is missing), with json.loads's default settings.
 # ``scan_once`` is set by ``JSONDecoder.__init__`` but not in the type stubs.
@@ -29,3 +29,18 @@ def loads(text: str) -> Any:
     if end != len(text):  # trailing whitespace or extra data
         return json.loads(text)
     return value
+
+
+def scan_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds, when it is exactly one object; else None.
+
+    For fast paths that hand anything else to ``loads`` (and its errors) afterwards: text that
+    does not start with ``{`` (``[DONE]``, say) is told at once, without building an error.
+    """
+    if text[:1] != "{":
+        return None
+    try:
+        value, end = scan(text, 0)
+    except (StopIteration, ValueError):
+        return None
+    return value if end == len(text) else None

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _events as events
 from . import _runevents as runevents
-from ._assembler import Assembler
+from ._assembler import FOLDS, Assembler
 from ._options import EventCallback, ResultCallback
 from ._result import FunctionCall, LangResult
 
@@ -100,7 +100,7 @@ class Watchers:
 
         ``publish`` shows the turn's new calls on the result and returns them.
         """
-        handlers, streamed, watched = assembler.handlers, self.streamed, WATCHED
+        folds, streamed, watched = FOLDS, self.streamed, WATCHED
         result = self.result
         start, text, fragment = events.ToolCallStart, events.TextDelta, events.ToolCallDelta
         # The common watchers are served right here, with no call in between: on_result
@@ -111,7 +111,7 @@ class Watchers:
         event: Any  # a neutral event, its type checked by ``kind is ...`` before use
         for event in batch:
             kind = type(event)
-            handlers[kind](event)  # ``assembler.add``, one call less on the hottest path
+            folds[kind](assembler, event)  # ``assembler.add``, one call less on the hottest path
             if kind not in watched:
                 continue
             new_calls = publish(assembler) if kind is start else ()  # only a start adds one

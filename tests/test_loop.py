@@ -68,7 +68,7 @@ async def test_a_finished_run_is_freed_at_once_not_left_to_the_garbage_collector
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-    assert not cyclic & {"Run", "CallExecutor", "LangResult", "Watchers"}
+    assert not cyclic & {"Run", "CallExecutor", "LangResult", "Watchers", "Assembler"}
 
 
 async def test_text_before_calls_is_not_the_answer() -> None:

@@ -296,27 +296,36 @@ def test_an_openai_envelope_run_decodes_the_same(obfuscated: bool) -> None:
     _same_both_ways("openai", _openai_run(obfuscated))
 
 
-def test_a_repeated_envelope_is_scanned_whole_only_when_it_changes(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _whole_scans(monkeypatch: pytest.MonkeyPatch, deltas: int) -> int:
+    """How many of a tool block's events the Anthropic decoder parses whole."""
     from aiwrapper.providers.anthropic import _decode
 
     whole: list[str] = []
-    real = _decode._scan
+    real = _decode._scan_object
 
-    def counted(text: str, index: int) -> Any:
+    def counted(text: str) -> Any:
         whole.append(text)
-        return real(text, index)
+        return real(text)
 
-    monkeypatch.setattr(_decode, "_scan", counted)
+    monkeypatch.setattr(_decode, "_scan_object", counted)
     head = '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
     frames = [_BLOCK_START] + [
-        ("content_block_delta", head + f'"partial_json":"{i}"}}}}') for i in range(100)
+        ("content_block_delta", head + f'"partial_json":"{i}"}}}}') for i in range(deltas)
     ]
     events: list[Event] = []
     AnthropicStreamDecoder().feed_events(frames, events)
-    assert len(events) == 101
-    assert len(whole) == 2  # the block start, then the first delta (which taught the envelope)
+    assert len(events) == deltas + 1
+    return len(whole)
+
+
+def test_a_repeated_envelope_is_parsed_whole_only_until_it_is_learned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A few events are parsed whole (a stream must show it is long enough to pay for
+    # learning its envelope); after that none is, however long the stream.
+    few = _whole_scans(monkeypatch, 100)
+    assert few == _whole_scans(monkeypatch, 2000)
+    assert few < 20
 
 
 def _ollama_run() -> list[Any]:
@@ -375,3 +384,26 @@ def test_a_responses_envelope_run_decodes_the_same(obfuscated: bool) -> None:
 @pytest.mark.parametrize("frames", RESPONSES_ODD.values(), ids=RESPONSES_ODD.keys())
 def test_odd_responses_events_decode_the_same_batched(frames: list[Any]) -> None:
     _same_both_ways("openai_responses", frames)
+
+
+OPENAI_PARSED_ONCE = {
+    "a list": [_chunk('{"content":"a"}'), (None, "[1, 2]")],
+    "a number": [_chunk('{"content":"a"}'), (None, "7")],
+    "choices a dict": [_chunk('{"content":"a"}'), (None, '{"choices":{"delta":{}}}')],
+    "a call starts in the envelope": [
+        _chunk('{"content":"a"}'),
+        _chunk('{"tool_calls":[{"index":0,"id":"c1","function":{"name":"add","arguments":""}}]}'),
+        _chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}'),
+        _chunk('{"tool_calls":[{"index":1,"id":"c2","function":{"name":"add","arguments":"{"}}]}'),
+        _chunk('{"content":"b","reasoning":"r"}'),
+        _chunk('{"refusal":"no"}'),
+        _chunk("[]"),
+        _chunk("{}"),
+        (None, "[DONE]"),
+    ],
+}
+
+
+@pytest.mark.parametrize("frames", OPENAI_PARSED_ONCE.values(), ids=OPENAI_PARSED_ONCE.keys())
+def test_openai_chunks_off_the_fast_path_decode_the_same(frames: list[Any]) -> None:
+    _same_both_ways("openai", frames)

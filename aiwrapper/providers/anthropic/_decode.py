@@ -39,7 +39,7 @@ from ._name import NAME
 __all__ = ["AnthropicStreamDecoder"]
 
 _loads = jsonscan.loads
-_scan = jsonscan.scan
+_scan_object = jsonscan.scan_object
 
 # The two plain deltas: their kind, and the key of the piece they carry.
 _TEXT, _INPUT = "text_delta", "input_json_delta"
@@ -171,11 +171,8 @@ class AnthropicStreamDecoder:
 
         ``MISSING`` for anything else. A delta event teaches the envelope when it is due.
         """
-        try:
-            payload, end = _scan(data, 0)
-        except (StopIteration, ValueError):  # not JSON: feed says so
-            return _NOT_PLAIN
-        if end != len(data) or payload.__class__ is not dict:
+        payload = _scan_object(data)
+        if payload is None:  # not an object: feed says what it is
             return _NOT_PLAIN
         index, delta = payload.get("index"), payload.get("delta")
         if payload.get("type") != "content_block_delta" or index.__class__ is not int:

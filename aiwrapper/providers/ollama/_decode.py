@@ -31,7 +31,7 @@ from ._errors import stream_error
 __all__ = ["OllamaDecoder"]
 
 _loads = jsonscan.loads
-_scan = jsonscan.scan
+_scan_object = jsonscan.scan_object
 
 
 def _content_of(line: Any) -> Any:
@@ -101,11 +101,8 @@ class OllamaDecoder:
     def _plain_content(self, data: str) -> Any:
         """The content of a line parsed whole that holds only text (no thinking, no calls,
         not the last line, no error); else None. Such a line teaches the envelope when due."""
-        try:
-            line, end = _scan(data, 0)
-        except (StopIteration, ValueError):  # not JSON: feed says so
-            return None
-        if end != len(data) or line.__class__ is not dict or line.get("done"):
+        line = _scan_object(data)
+        if line is None or line.get("done"):  # not an object (feed says what), or the last
             return None
         message = line.get("message") if line.get("error") is None else None
         if message.__class__ is not dict or len(message) != 2 or "role" not in message:

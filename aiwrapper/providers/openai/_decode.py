@@ -34,7 +34,7 @@ from ._quirks import KeptFields, content_items
 __all__ = ["OpenAIStreamDecoder", "decode_body"]
 
 _loads = jsonscan.loads
-_scan = jsonscan.scan
+_scan_object = jsonscan.scan_object
 _EMPTY: dict[str, Any] = {}
 _NO_DETAILS: dict[str, Any] = {}
 
@@ -50,6 +50,13 @@ _FINISH: dict[str, FinishReason] = {
 
 def _delta_of(chunk: Any) -> Any:
     return chunk["choices"][0]["delta"]
+
+
+def _with_delta(reference: dict[str, Any], delta: Any) -> dict[str, Any]:
+    """A chunk read from the envelope: the reference chunk with its first choice's delta
+    replaced, which is what parsing it whole gives."""
+    first, *others = reference["choices"]
+    return {**reference, "choices": [{**first, "delta": delta}, *others]}
 
 
 def _padding_of(chunk: Any) -> Any:
@@ -117,6 +124,7 @@ class OpenAIStreamDecoder:
         "_model",
         "_name",
         "_pending",
+        "_reference",
         "_refused",
     )
 
@@ -132,6 +140,7 @@ class OpenAIStreamDecoder:
         self._model: str | None = None
         # OpenAI pads each chunk with a random "obfuscation" string after the choices.
         self._envelope = Envelope("delta", _delta_of, padding=[("obfuscation", _padding_of)])
+        self._reference: Any = None  # the chunk the envelope was learned from, parsed
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE ``data`` payload (``event`` names are not used on this wire)."""
@@ -140,9 +149,10 @@ class OpenAIStreamDecoder:
         if self._done:
             return []
         try:
-            return self.decode_chunk(_loads(data))
-        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            chunk = _loads(data)
+        except ValueError as exc:
             raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
+        return self._decode(chunk, data)
 
     def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
         """Decode a chunk's SSE events into ``into``, as ``feed`` would one at a time.
@@ -150,15 +160,18 @@ class OpenAIStreamDecoder:
         Nearly every chunk carries one piece of text, or of a started call's arguments, in an
         envelope repeated byte for byte (``_jsonenvelope.py``): those are read right here, the
         delta alone scanned, with no call in between (the stream benchmarks measure this
-        loop). Any other chunk goes to ``feed``; nothing here changed state before that.
+        loop). Any other chunk is decoded as ``feed`` decodes it, parsed only once.
         """
         calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
         for _, data in events:
+            chunk: Any = None  # the chunk parsed whole, where it was
             delta: Any = None
+            read = False  # the delta was read from the envelope
             if self._model is not None and not self._done:  # the first chunk names the model
                 delta = self._envelope.read(data)
-                if delta is MISSING:
-                    delta = self._plain_delta(data)
+                read = delta is not MISSING
+                if not read:
+                    chunk, delta = self._parse(data)
             if delta.__class__ is dict and len(delta) == 1:
                 content = delta.get("content")
                 if content.__class__ is str and content:
@@ -175,28 +188,33 @@ class OpenAIStreamDecoder:
                             calls[index] = True  # type: ignore[index]
                             into.append(call_delta(index, arguments))  # type: ignore[arg-type]
                             continue
-            into += self.feed(None, data)
+            if read:
+                chunk = _with_delta(self._reference, delta)
+            into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
 
-    def _plain_delta(self, data: str) -> Any:
-        """The delta of a chunk parsed whole, when it carries nothing else; else None.
-
-        Such a chunk teaches the envelope when it is due.
-        """
-        try:
-            chunk, end = _scan(data, 0)
-        except (StopIteration, ValueError):  # [DONE], or not JSON: feed says which
-            return None
-        if end != len(data) or chunk.__class__ is not dict or chunk.get("usage"):
-            return None
+    def _parse(self, data: str) -> tuple[Any, Any]:
+        """The chunk parsed whole (None when it is not JSON), and its delta when it carries
+        nothing else (else None). Such a chunk teaches the envelope when it is due."""
+        chunk = _scan_object(data)
+        if chunk is None:  # [DONE], or not an object: feed says which
+            return None, None
         choices = chunk.get("choices")
-        if chunk.get("error") is not None or choices.__class__ is not list or not choices:
-            return None
-        choice = choices[0]
+        if chunk.get("usage") or chunk.get("error") is not None or not choices:
+            return chunk, None
+        choice = choices[0] if choices.__class__ is list else None
         if choice.__class__ is not dict or choice.get("finish_reason"):
-            return None
+            return chunk, None
         if self._envelope.due:
             self._envelope.learn(data, chunk)
-        return choice.get("delta")
+            self._reference = chunk
+        return chunk, choice.get("delta")
+
+    def _decode(self, chunk: Any, data: str) -> list[Event]:
+        """Events for a chunk parsed whole, as ``feed`` decodes one."""
+        try:
+            return self.decode_chunk(chunk)
+        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
 
     def close(self) -> list[Event]:
         """The body ended; a stream without ``data: [DONE]`` was cut off."""

@@ -47,7 +47,7 @@ from ._fields import (
 __all__ = ["ResponsesStreamDecoder"]
 
 _loads = jsonscan.loads
-_scan = jsonscan.scan
+_scan_object = jsonscan.scan_object
 # The two plain deltas, each as this module's own string (``is`` tells them apart).
 _TEXT, _ARGUMENTS = "response.output_text.delta", "response.function_call_arguments.delta"
 _PLAIN_KINDS = {_TEXT: _TEXT, _ARGUMENTS: _ARGUMENTS}
@@ -175,11 +175,8 @@ class ResponsesStreamDecoder:
     def _plain_delta(self, data: str) -> tuple[str, Key, Any]:
         """The kind, item and piece of a text or arguments delta parsed whole, else
         ``MISSING`` for the piece. Such an event teaches the envelope when it is due."""
-        try:
-            payload, end = _scan(data, 0)
-        except (StopIteration, ValueError):  # [DONE], or not JSON: feed says which
-            return _NOT_PLAIN
-        if end != len(data) or payload.__class__ is not dict:
+        payload = _scan_object(data)
+        if payload is None:  # [DONE], or not an object: feed says which
             return _NOT_PLAIN
         kind = _PLAIN_KINDS.get(payload.get("type"))  # type: ignore[arg-type]
         if kind is _ARGUMENTS:
