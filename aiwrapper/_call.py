@@ -44,6 +44,9 @@ class FunctionCall:
     result: Any = None
     error: str | None = None
     synthetic_id: bool = False
+    # ``raw_arguments`` as last found to be a JSON object: every request replays each call of
+    # the conversation, and a long one would otherwise parse every call's arguments each time.
+    _checked_raw: str | None = field(default=None, init=False, repr=False)
 
     def __repr__(self) -> str:
         return (
@@ -62,8 +65,10 @@ class FunctionCall:
         token limit, malformed, or holding NaN) the parsed ``arguments``, which are then
         ``{}``: servers parse replayed arguments and refuse the request if they cannot.
         """
-        if self.raw_arguments and is_json_object(self.raw_arguments):
-            return self.raw_arguments
+        raw = self.raw_arguments
+        if raw and (raw is self._checked_raw or is_json_object(raw)):
+            self._checked_raw = raw
+            return raw
         return json.dumps(self.arguments, separators=(",", ":"), ensure_ascii=False)
 
 

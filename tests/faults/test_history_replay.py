@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import tool
+from aiwrapper import FunctionCall, tool
 
 from . import wires
 from .wires import Wire, strict_json
@@ -85,9 +85,27 @@ async def _replayed_as_empty(name: str, text: str) -> None:
     assert text.replace(" ", "") in shown  # the model is shown what it sent
 
 
-def test_arguments_json_of_a_cut_off_call_is_an_empty_object() -> None:
-    from aiwrapper import FunctionCall
+def test_a_calls_arguments_are_checked_once_however_often_they_are_replayed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from aiwrapper import _call
 
+    checked: list[str] = []
+
+    def counted(text: str) -> bool:
+        checked.append(text)
+        return is_json_object(text)
+
+    is_json_object = _call.is_json_object
+    monkeypatch.setattr(_call, "is_json_object", counted)
+    call = FunctionCall("c", "f", {"a": 1}, raw_arguments='{"a":1}')
+    assert [call.arguments_json() for _ in range(3)] == ['{"a":1}'] * 3
+    call.raw_arguments = '{"a": 1'  # changed (cut off): checked again, and refused
+    assert call.arguments_json() == '{"a":1}'  # the parsed arguments instead
+    assert checked == ['{"a":1}', '{"a": 1']
+
+
+def test_arguments_json_of_a_cut_off_call_is_an_empty_object() -> None:
     assert FunctionCall("c", "f", raw_arguments='{"a": 1').arguments_json() == "{}"
     assert FunctionCall("c", "f", raw_arguments='{"a": NaN}').arguments_json() == "{}"
     assert FunctionCall("c", "f", {"a": 1}, raw_arguments='{"a":1}').arguments_json() == '{"a":1}'
