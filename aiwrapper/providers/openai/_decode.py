@@ -54,7 +54,7 @@ def _delta_of(chunk: Any) -> Any:
 
 def _with_delta(reference: dict[str, Any], delta: Any) -> dict[str, Any]:
     """A chunk read from the envelope: the reference chunk with its first choice's delta
-    replaced, which is what parsing it whole gives."""
+    replaced, which is what parsing it whole gives (but for its padding, which nothing reads)."""
     first, *others = reference["choices"]
     return {**reference, "choices": [{**first, "delta": delta}, *others]}
 
