@@ -8,14 +8,13 @@ also tested on small texts written here, where a nested key looks like a provide
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from aiwrapper import Lang, models
-from aiwrapper import _capabilities as capabilities
+from aiwrapper import Lang
 from aiwrapper import _catalogue as catalogue
 from aiwrapper._catalogue import ModelsDevCatalogue, provider_record
 from aiwrapper.models import ModelCost, ModelInfo
@@ -37,16 +36,7 @@ DATA = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fresh_state() -> Iterator[None]:
-    """No registered models, no warnings given, and the catalogue loaded anew."""
-    models._REGISTRY.entries.clear()
-    capabilities._WARNED.seen.clear()
-    catalogue.get.cache_clear()
-    yield
-    models._REGISTRY.entries.clear()
-    capabilities._WARNED.seen.clear()
-    catalogue.get.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_model_facts")
 
 
 def counted(text: str, reads: list[str]) -> Callable[[], str]:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from aiwrapper import CapabilityWarning, Lang, models, tool
+from aiwrapper import CapabilityWarning, Lang, tool
 from aiwrapper import _capabilities as capabilities
 from aiwrapper import _catalogue as catalogue
 from aiwrapper._result import RequestUsage
@@ -40,16 +39,7 @@ class FakeCatalogue:
         return [e for e in self.ENTRIES if e.provider == provider]
 
 
-@pytest.fixture(autouse=True)
-def fresh_state() -> Iterator[None]:
-    """No registered models and no warnings given yet; the catalogue is loaded anew."""
-    models._REGISTRY.entries.clear()
-    capabilities._WARNED.seen.clear()
-    catalogue.get.cache_clear()
-    yield
-    models._REGISTRY.entries.clear()
-    capabilities._WARNED.seen.clear()
-    catalogue.get.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_model_facts")
 
 
 @pytest.fixture
