@@ -129,6 +129,10 @@ ANTHROPIC_ODD = {
         _delta('"index":0,"delta":{"type":"input_json_delta","partial_json":5}'),
     ],
     "delta a list": [_BLOCK_START, _delta('"index":0,"delta":[1]')],
+    "delta type a list": [
+        _BLOCK_START,
+        _delta('"index":0,"delta":{"type":["input_json_delta"],"partial_json":"{"}'),
+    ],
     "text to a call": [_BLOCK_START, _delta('"index":0,"delta":{"type":"text_delta","text":"x"}')],
     "first text then more": [
         _TEXT_START,
@@ -372,6 +376,7 @@ RESPONSES_ODD = {
     "unknown item": [
         (None, '{"type":"response.function_call_arguments.delta","item_id":"fc_9","delta":"{"}')
     ],
+    "type a list": [(None, '{"type":["response.output_text.delta"],"delta":"a"}')],
     "done marker": [(None, '{"type":"response.output_text.delta","delta":"a"}'), (None, "[DONE]")],
 }
 

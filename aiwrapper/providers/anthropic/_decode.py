@@ -178,7 +178,7 @@ class AnthropicStreamDecoder:
         if payload.get("type") != "content_block_delta" or index.__class__ is not int:
             return _NOT_PLAIN
         kind = delta.get("type") if delta.__class__ is dict else None
-        plain = _PLAIN_KINDS.get(kind)  # type: ignore[arg-type]
+        plain = _PLAIN_KINDS.get(kind) if kind.__class__ is str else None  # a list: unhashable
         if plain is None:
             return _NOT_PLAIN
         kind, key = plain

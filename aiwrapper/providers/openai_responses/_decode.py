@@ -178,7 +178,8 @@ class ResponsesStreamDecoder:
         payload = _scan_object(data)
         if payload is None:  # [DONE], or not an object: feed says which
             return _NOT_PLAIN
-        kind = _PLAIN_KINDS.get(payload.get("type"))  # type: ignore[arg-type]
+        kind = payload.get("type")
+        kind = _PLAIN_KINDS.get(kind) if kind.__class__ is str else None  # a list: unhashable
         if kind is _ARGUMENTS:
             key = payload.get("item_id") or payload.get("output_index", 0)
             if key.__class__ is not str and key.__class__ is not int:
