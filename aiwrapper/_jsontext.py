@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["is_json_object", "loads_standard"]
+__all__ = ["Declaration", "dumps_compact", "is_json_object", "loads_standard", "write_body"]
 
 
 def _refuse(constant: str) -> Any:
@@ -36,6 +36,52 @@ def loads_standard(text: str | bytes) -> Any:
         return json.loads(text, parse_constant=_refuse)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply") from exc
+
+
+# Built once: ``json.dumps`` with options builds a new encoder for every call.
+dumps_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+
+
+class Declaration(dict[str, Any]):
+    """A tool's declaration as one dialect renders it, shared read-only by every request that
+    offers the tool: its compact JSON is written once, not into every request body."""
+
+    __slots__ = ("_compact",)
+
+    def compact_json(self) -> str:
+        """The declaration as ``dumps_compact`` writes it.
+
+        Raises:
+            ValueError: It holds NaN or an infinity.
+        """
+        try:
+            return self._compact
+        except AttributeError:
+            self._compact: str = dumps_compact(self)
+            return self._compact
+
+
+def write_body(body: Any) -> str:
+    """``dumps_compact(body)``, with the shared declarations of a top-level ``tools`` list
+    copied in as written before: a tool loop sends the same tools with every request.
+
+    Raises:
+        ValueError: The body holds NaN or an infinity.
+        TypeError: The body holds something JSON cannot carry.
+    """
+    tools = body.get("tools") if body.__class__ is dict else None
+    if tools.__class__ is not list or not tools or tools[0].__class__ is not Declaration:
+        return dumps_compact(body)
+    keys = list(body)
+    at = keys.index("tools")
+    listed = ",".join(
+        [d.compact_json() if d.__class__ is Declaration else dumps_compact(d) for d in tools]
+    )
+    # The fields around "tools", written as objects of their own without their braces.
+    before = dumps_compact({key: body[key] for key in keys[:at]})[1:-1]
+    after = dumps_compact({key: body[key] for key in keys[at + 1 :]})[1:-1]
+    fields = [field for field in (before, f'"tools":[{listed}]', after) if field]
+    return "{" + ",".join(fields) + "}"
 
 
 def is_json_object(text: str) -> bool:

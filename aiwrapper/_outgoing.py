@@ -19,6 +19,7 @@ import httpx
 
 from . import _errors as errors
 from ._httpcall import HttpCall
+from ._jsontext import write_body
 
 __all__ = ["RequestBuilder", "json_bytes", "where"]
 
@@ -123,12 +124,6 @@ def _check_header_values(headers: dict[str, str]) -> None:
             )
 
 
-# Built once: ``json.dumps`` with options builds a new encoder for every request body.
-_STRICT_COMPACT = json.JSONEncoder(
-    separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
-
-
 def json_bytes(body: object) -> bytes:
     """The compact UTF-8 JSON of a request body.
 
@@ -138,12 +133,12 @@ def json_bytes(body: object) -> bytes:
     try:
         try:
             # NaN and infinities are not JSON, and servers refuse a body holding them.
-            text = _STRICT_COMPACT(body)
+            text = write_body(body)
         except ValueError:
             # One came from the wire (a provider's opaque block replayed) or from extra_body:
             # sent as null, the rest of the conversation intact.
             body = _finite(body)
-            text = _STRICT_COMPACT(body)
+            text = write_body(body)
     except (TypeError, ValueError, RecursionError) as exc:
         raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
     try:

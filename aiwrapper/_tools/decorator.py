@@ -24,6 +24,7 @@ import anyio.to_thread
 from typing_extensions import ParamSpec, Self, TypeVar
 
 from .._errors import ToolDefinitionError
+from .._jsontext import Declaration
 from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context
@@ -247,7 +248,8 @@ def read_only_schema(tool: Tool[..., Any], dialect: str) -> Schema:
 
     For an encoder that only serializes the declaration into a request body, which then goes
     out and is dropped: the deep copy ``schema_for`` makes for callers that edit it would be
-    paid for every tool on every request. Nobody may edit what this returns.
+    paid for every tool on every request. Nobody may edit what this returns: it is a
+    ``Declaration``, whose JSON is written once for every request body that carries it.
     """
     # A stand-in with only schema_for (a test double) gets its copy.
     cache: dict[str, Schema] | None = getattr(tool, "_shared", None)
@@ -255,7 +257,7 @@ def read_only_schema(tool: Tool[..., Any], dialect: str) -> Schema:
         return tool.schema_for(dialect)
     shared = cache.get(dialect)
     if shared is None:
-        shared = cache[dialect] = tool.schema_for(dialect)
+        shared = cache[dialect] = Declaration(tool.schema_for(dialect))
     return shared
 
 

@@ -36,6 +36,7 @@ from ..._events import Event
 from ..._httpcall import HttpCall
 from ..._options import LangOptions
 from ..._output import output_spec
+from ..._tools.decorator import read_only_schema
 from ...models import model_info
 from .._base import merge_extra_body
 from ._decode import AnthropicStreamDecoder
@@ -119,7 +120,7 @@ class AnthropicProvider:
         if system:
             body["system"] = system
         if request.tools or options.native_tools:  # server tools go beside the functions
-            body["tools"] = [tool.schema_for("anthropic") for tool in request.tools]
+            body["tools"] = [read_only_schema(tool, "anthropic") for tool in request.tools]
             body["tools"] += options.native_tools or ()
         if choice is not None:
             body["tool_choice"] = choice

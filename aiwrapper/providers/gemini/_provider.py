@@ -24,6 +24,7 @@ from ..._events import Event
 from ..._httpcall import HttpCall
 from ..._modelrules import thinking_budget
 from ..._output import output_spec
+from ..._tools.decorator import read_only_schema
 from .._base import merge_extra_body, refuse_unenforceable, sampling_fields
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
@@ -204,7 +205,7 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     if system is not None:
         body["systemInstruction"] = system
     if request.tools:
-        declarations = [tool.schema_for(dialect) for tool in request.tools]
+        declarations = [read_only_schema(tool, dialect) for tool in request.tools]
         body["tools"] = [{"functionDeclarations": declarations}]
     if options.native_tools:  # googleSearch, codeExecution...: entries beside the functions
         body["tools"] = [*body.get("tools", ()), *options.native_tools]

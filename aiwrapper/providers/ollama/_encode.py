@@ -14,6 +14,7 @@ from ..._messages import LangMessage, ThinkingPart, ToolCallPart
 from ..._modelrules import thinking_effort
 from ..._options import LangOptions
 from ..._result import FunctionCall
+from ..._tools.decorator import read_only_schema
 from .._base import error_result_text, refuse_unenforceable, result_text, sampling_fields
 from ._content import unread_fields
 from ._defaults import NAME
@@ -89,7 +90,7 @@ def encode_tools(request: ProviderRequest) -> list[Any]:
     refuse_unenforceable(NAME, choice, options, forces_calls=False, forbids_parallel_calls=False)
     if choice is not None and choice.mode == "none":
         return []  # the protocol's only way to forbid calls
-    return [tool.schema_for("ollama") for tool in request.tools]
+    return [read_only_schema(tool, "ollama") for tool in request.tools]
 
 
 def encode_think(thinking: bool | int | str | None, model: str) -> bool | str | None:
