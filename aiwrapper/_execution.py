@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,28 +229,30 @@ class CallExecutor:
             await self._run_call(call, repeats[id(call)], None)
             return
         cap = self.options.max_concurrency
-        limit = anyio.CapacityLimiter(cap) if cap and cap < len(batch) else None
-
-        async def one(i: int) -> None:
-            call = calls[i]
-            if limit is None:
-                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
-                return
-            async with limit:
-                await self._run_call(call, repeats[id(call)], tg.cancel_scope)
-
+        # Without a cap each task runs its call directly: no wrapping coroutine per call.
+        run = self._run_call if not cap or cap >= len(batch) else _limited(self._run_call, cap)
         async with anyio.create_task_group() as tg:
-            *others, last = batch
-            for i in others:
-                tg.start_soon(one, i)
-            await one(last)  # the host task runs one call itself: one task fewer to spawn
+            scope = tg.cancel_scope
+            *others, last = [calls[i] for i in batch]
+            for call in others:
+                tg.start_soon(run, call, repeats[id(call)], scope)
+            # The host task runs one call itself: one task fewer to spawn.
+            await run(last, repeats[id(last)], scope)
 
     async def _run_call(
         self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
     ) -> ToolOutcome:
         started = time.monotonic()
         try:
-            outcome = await self._outcome(call, repeated, scope)
+            try:
+                outcome = await self._execute(call, repeated)
+            except _CallbackError:
+                raise
+            except BaseException as exc:  # the handling is a plain call: no frame to await
+                failed = self._failure(call, exc, scope)
+                if failed is None:
+                    raise
+                outcome = failed
             log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
             self.repeat.results[self.signatures[id(call)]] = outcome.content
@@ -261,31 +263,27 @@ class CallExecutor:
             return ToolOutcome("", True)
         return outcome
 
-    async def _outcome(
-        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
-    ) -> ToolOutcome:
-        try:
-            return await self._execute(call, repeated)
-        except _Failure as failure:
-            call.status, call.error = failure.status, str(failure)  # type: ignore[assignment]
-            return ToolOutcome(str(failure), True, failure.error_type)
-        except _CallbackError:
-            raise
-        except Exception as exc:
+    def _failure(
+        self, call: FunctionCall, exc: BaseException, scope: anyio.CancelScope | None
+    ) -> ToolOutcome | None:
+        """The outcome of a call that raised ``exc``; None when ``exc`` is the run's own
+        cancellation, which must propagate."""
+        if isinstance(exc, _Failure):
+            call.status, call.error = exc.status, str(exc)  # type: ignore[assignment]
+            return ToolOutcome(str(exc), True, exc.error_type)
+        if isinstance(exc, Exception):
             if self.options.tool_errors == "raise":
                 self._abort(exc, scope)
             else:
                 log_tool_exception(call, exc)
-            return _failed(call, exc)
-        except BaseException as exc:
-            if not is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
-                self._abort(exc, scope)
-            elif cancelled_from_outside():
-                raise
-            else:  # a cancellation exception the tool raised on its own: a tool failure
-                log_tool_exception(call, exc)
-            # Either way the call still needs an answer.
-            return _failed(call, exc)
+        elif not is_cancellation(exc):  # SystemExit, KeyboardInterrupt: end the run, bare
+            self._abort(exc, scope)
+        elif cancelled_from_outside():
+            return None
+        else:  # a cancellation exception the tool raised on its own: a tool failure
+            log_tool_exception(call, exc)
+        # Either way the call still needs an answer.
+        return _failed(call, exc)
 
     def _abort(self, exc: BaseException, scope: anyio.CancelScope | None) -> None:
         """End the turn with ``exc``: the first one wins, the other calls are cancelled."""
@@ -346,10 +344,16 @@ class CallExecutor:
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
         raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
 
-    async def _call_with_timeout(self, tool: Tool, call: FunctionCall, kwargs: Any) -> Any:
+    def _call_with_timeout(self, tool: Tool, call: FunctionCall, kwargs: Any) -> Awaitable[Any]:
+        # Without a timeout the caller awaits the call itself: one coroutine frame fewer.
         seconds = tool.timeout if tool.timeout is not None else self.options.tool_timeout
         if seconds is None:
-            return await self._invoke(tool, call, kwargs)
+            return self._invoke(tool, call, kwargs)
+        return self._call_within(seconds, tool, call, kwargs)
+
+    async def _call_within(
+        self, seconds: float, tool: Tool, call: FunctionCall, kwargs: Any
+    ) -> Any:
         with anyio.move_on_after(seconds) as scope:
             return await self._invoke(tool, call, kwargs)
         if scope.cancelled_caught:
@@ -359,17 +363,15 @@ class CallExecutor:
             raise _Failure(message, "TimeoutError")
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _invoke(self, tool: Tool, call: FunctionCall, kwargs: dict[str, Any]) -> Any:
+    def _invoke(self, tool: Tool, call: FunctionCall, kwargs: dict[str, Any]) -> Awaitable[Any]:
         handler = self.options.function_handler
         if handler is not None:
-            if inspect.iscoroutinefunction(handler):
-                return await handler(call)
-            # Abandoned on cancel: a thread cannot be stopped, but tool_timeout and the run's
-            # timeout must not wait for it.
-            value = await anyio.to_thread.run_sync(handler, call, abandon_on_cancel=True)
-            return await _maybe_await(value)
-        context = Context(deps=self.options.deps, call=call, result=self.result)
-        return await tool.call_validated(kwargs, context=context)
+            return _handle(handler, call)
+        # Built only for a tool that takes one: most tools never see their context.
+        context = None
+        if tool.context_param is not None:
+            context = Context(deps=self.options.deps, call=call, result=self.result)
+        return tool.call_validated(kwargs, context=context)
 
     def _is_repeat(self, signature: tuple[str, str]) -> bool:
         if signature == self.repeat.signature:
@@ -417,6 +419,33 @@ _SIGN = json.JSONEncoder(sort_keys=True, default=str).encode
 
 def _signature(call: FunctionCall) -> tuple[str, str]:
     return call.name, _SIGN(call.arguments)
+
+
+_RunCall = Callable[
+    [FunctionCall, bool, "anyio.CancelScope | None"], Coroutine[Any, Any, ToolOutcome]
+]
+
+
+def _limited(run: _RunCall, cap: int) -> _RunCall:
+    """``run`` with at most ``cap`` calls of a batch running at once."""
+    limit = anyio.CapacityLimiter(cap)
+
+    async def run_limited(
+        call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
+    ) -> ToolOutcome:
+        async with limit:
+            return await run(call, repeated, scope)
+
+    return run_limited
+
+
+async def _handle(handler: Any, call: FunctionCall) -> Any:
+    if inspect.iscoroutinefunction(handler):
+        return await handler(call)
+    # Abandoned on cancel: a thread cannot be stopped, but tool_timeout and the run's
+    # timeout must not wait for it.
+    value = await anyio.to_thread.run_sync(handler, call, abandon_on_cancel=True)
+    return await _maybe_await(value)
 
 
 async def _maybe_await(value: Any) -> Any:

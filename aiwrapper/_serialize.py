@@ -40,6 +40,8 @@ def serialize_result(value: Any) -> str:
     """
     if isinstance(value, str):
         return value
+    if value.__class__ is int:  # the common result, written as JSON writes an int
+        return int.__repr__(value)
     return _COMPACT(to_jsonable(value))
 
 

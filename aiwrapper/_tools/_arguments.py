@@ -42,6 +42,8 @@ def validate_arguments(
         except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN, deep nesting
             message = f"arguments are not valid JSON ({exc}); send a JSON object"
             raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
+    if root.takes_as_is(arguments):
+        return dict(arguments), []
     if not isinstance(arguments, Mapping):
         message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
         raise ToolArgumentsError(tool_name, [_whole(message, sent)])

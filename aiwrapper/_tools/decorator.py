@@ -231,9 +231,9 @@ class Tool(Generic[P, R]):
             raise ToolDefinitionError(
                 f"tool {self.name!r} has no implementation; its calls go to function_handler"
             )
-        kwargs = dict(kwargs)
-        if self._context_param is not None:
-            kwargs[self._context_param] = context if context is not None else Context(deps=None)
+        if self._context_param is not None:  # a copy: the caller's kwargs stay as they were
+            given = context if context is not None else Context(deps=None)
+            kwargs = {**kwargs, self._context_param: given}
         if self._is_async:
             return await func(**kwargs)
         # A thread cannot be interrupted: on a timeout or cancellation the run moves on and

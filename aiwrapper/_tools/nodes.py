@@ -88,6 +88,19 @@ class Node:
             return INVALID
         return self._build(out, path, st)
 
+    def plain_type(self) -> type | None:
+        """The type whose values, exactly that type, this node accepts unchanged, if any.
+
+        Such a value needs no coercion, no constraint check and no build; an object whose
+        fields all have one is checked by its keys' types alone (``takes_as_is``).
+        """
+        return None
+
+    def takes_as_is(self, value: Any) -> bool:
+        """Whether ``convert`` would return ``value`` as it is (a copy of it), with no check
+        failing and nothing coerced; False when that takes the full check to tell."""
+        return False
+
     def matches_type(self, value: Any) -> bool:
         """Tell whether a JSON value has this node's JSON type (used to explain union errors)."""
         types = _JSON_TYPES.get(self.kind)
@@ -139,6 +152,9 @@ class BoolNode(Node):
     def _schema(self, defs: Defs) -> Schema:
         return {"type": "boolean"}
 
+    def plain_type(self) -> type | None:
+        return None if self.constraints else bool
+
     def _convert(self, value: Any, path: str, st: State) -> Any:
         if isinstance(value, bool):
             return value
@@ -155,6 +171,9 @@ class IntNode(Node):
 
     def _schema(self, defs: Defs) -> Schema:
         return {"type": "integer"}
+
+    def plain_type(self) -> type | None:
+        return None if self.constraints else int
 
     def _convert(self, value: Any, path: str, st: State) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -220,6 +239,9 @@ class StrNode(Node):
 
     def _schema(self, defs: Defs) -> Schema:
         return {"type": "string", **self.fmt}
+
+    def plain_type(self) -> type | None:
+        return None if self.constraints or self.build is not None else str
 
     def _convert(self, value: Any, path: str, st: State) -> Any:
         return value if isinstance(value, str) else self._refuse(value, path, st)

@@ -21,6 +21,10 @@ class Shade(enum.Enum):
     DARK = "dark"
 
 
+class Rank(enum.IntEnum):
+    TOP = 1
+
+
 class Pair(NamedTuple):
     a: int
     b: str
@@ -49,6 +53,9 @@ class Opaque:
         ("", ""),
         (None, "null"),
         (3, "3"),
+        (-7, "-7"),
+        (10**30, "1000000000000000000000000000000"),
+        (Rank.TOP, "1"),
         (2.5, "2.5"),
         (True, "true"),
         ({"a": [1, "é"]}, '{"a":[1,"é"]}'),
