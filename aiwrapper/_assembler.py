@@ -68,6 +68,7 @@ class Assembler:
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
     model: str | None = None  # the model the provider says answered
     _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
+    _ids: set[str] = field(default_factory=set)  # the ids of ``started``, no two the same
     # Open calls (live mode): each call with the parser of its arguments.
     _parsers: dict[int, tuple[FunctionCall, PartialJSON]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
@@ -144,7 +145,7 @@ class Assembler:
         self.truncated = self.finish_reason == "length"
         for index in list(self._fragments):
             self._end_call(index, None)
-        if self.tool_calls:
+        if self.calls:  # every call started is a part of the message
             self.finish_reason = "tool_calls"
         elif self.finish_reason is None or self.finish_reason == "tool_calls":
             self.finish_reason = "stop"
@@ -204,17 +205,20 @@ class Assembler:
                 f"{self.provider}: a tool call whose id or name is not a string "
                 f"(id {event.id!r:.80}, name {event.name!r:.80})"
             )
-        self._close_text()
+        if self._open is not None:
+            self._close_text()
         existing = self.calls.get(event.index)
         if existing is not None:  # some servers repeat the start; fill only what was missing
             call = existing.call
-            if event.id and call.synthetic_id and not self._id_taken(event.id):
+            if event.id and call.synthetic_id and event.id not in self._ids:
+                self._ids.discard(call.id)
                 call.id, call.synthetic_id = event.id, False
+                self._ids.add(call.id)
             call.name = call.name or event.name
             return
         # A buggy server may reuse an id within a turn; each call must be answered exactly
         # once, so a repeated id is replaced by a made-up one (mapped on the wire as any other).
-        fresh = not event.id or self._id_taken(event.id)
+        fresh = not event.id or event.id in self._ids
         call = FunctionCall(
             id=new_call_id() if fresh else event.id,  # type: ignore[arg-type]
             name=event.name,
@@ -224,14 +228,12 @@ class Assembler:
         )
         part = ToolCallPart(call)
         self.started.append(call)
+        self._ids.add(call.id)
         self.calls[event.index] = part
         self._fragments[event.index] = []
         if self.live:
             self._parsers[event.index] = (call, PartialJSON())
         self.message.parts.append(part)
-
-    def _id_taken(self, call_id: str) -> bool:
-        return any(c.id == call_id for c in self.started)
 
     def whole_open_calls(self) -> list[int]:
         """Open calls, but the newest, whose arguments so far are a whole JSON object.
@@ -281,27 +283,29 @@ class Assembler:
             call.raw_arguments = "".join(fragments)
         call.arguments = _final_arguments(call.raw_arguments)
 
-    def _set_usage(self, event: UsageEvent) -> None:
+    def _set_usage(self, new: UsageEvent) -> None:
         # A later event replaces the counts it reports; a count it leaves out (None) keeps
         # the earlier value, so a closing event with output tokens only keeps the input.
-        old = self.usage
-        counts = (event.input_tokens, event.output_tokens, event.cached_input_tokens)
-        for count in (*counts, event.cache_write_tokens, event.reasoning_tokens):
-            if count is not None and count.__class__ is not int:
+        for count in (
+            new.input_tokens,
+            new.output_tokens,
+            new.cached_input_tokens,
+            new.cache_write_tokens,
+            new.reasoning_tokens,
+        ):
+            if count.__class__ is not int and count is not None:
                 raise StreamError(
                     f"{self.provider}: a token count that is not an integer: {count!r:.80}"
                 )
+        old = self.usage
+        # Positional, in the order of RequestUsage's fields: keywords cost twice as much.
         self.usage = RequestUsage(
-            input_tokens=_count(event.input_tokens, old.input_tokens),
-            output_tokens=_count(event.output_tokens, old.output_tokens),
-            cached_input_tokens=_count(event.cached_input_tokens, old.cached_input_tokens),
-            cache_write_tokens=_count(event.cache_write_tokens, old.cache_write_tokens),
-            reasoning_tokens=_count(event.reasoning_tokens, old.reasoning_tokens),
+            old.input_tokens if new.input_tokens is None else new.input_tokens,
+            old.output_tokens if new.output_tokens is None else new.output_tokens,
+            old.cached_input_tokens if new.cached_input_tokens is None else new.cached_input_tokens,
+            old.cache_write_tokens if new.cache_write_tokens is None else new.cache_write_tokens,
+            old.reasoning_tokens if new.reasoning_tokens is None else new.reasoning_tokens,
         )
-
-
-def _count(new: int | None, old: int) -> int:
-    return old if new is None else new
 
 
 # Event type -> the function folding it into an assembler (what ``add`` calls), for loops

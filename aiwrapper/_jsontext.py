@@ -9,6 +9,7 @@ that way count as invalid JSON (answered with an error result, replayed as ``{}`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Declaration", "dumps_compact", "is_json_object", "loads_standard", "write_body"]
@@ -21,6 +22,8 @@ def _refuse(constant: str) -> Any:
 # ``json.loads`` with any keyword builds a new decoder (and its scanner) on every call; each
 # streamed call's arguments are parsed a few times, so the decoder is built once.
 _STANDARD = json.JSONDecoder(parse_constant=_refuse)
+# ``decode``'s scanner (C where available), set by ``JSONDecoder.__init__`` but not in the stubs.
+_scan: Callable[[str, int], tuple[Any, int]] = _STANDARD.scan_once  # type: ignore[attr-defined]
 
 
 def loads_standard(text: str | bytes) -> Any:
@@ -31,7 +34,12 @@ def loads_standard(text: str | bytes) -> Any:
     """
     try:
         if isinstance(text, str) and not text.startswith("\ufeff"):
-            return _STANDARD.decode(text)
+            try:  # the scanner straight away: decode's own steps cost more than a short parse
+                value, end = _scan(text, 0)
+            except StopIteration:  # leading white space, or no JSON value: decode says which
+                return _STANDARD.decode(text)
+            # Anything after the value (white space, or extra data): decode says which.
+            return value if end == len(text) else _STANDARD.decode(text)
         # Bytes (their encoding detected) and a leading BOM (refused) as json.loads does.
         return json.loads(text, parse_constant=_refuse)
     except RecursionError as exc:

@@ -157,6 +157,28 @@ def test_a_repeated_id_within_a_turn_gets_a_unique_one() -> None:
     assert [c.synthetic_id for c in assembler.tool_calls] == [False, True, True]
 
 
+def test_an_id_a_repeated_start_fills_in_is_taken_for_the_calls_after() -> None:
+    assembler = fold(
+        [ToolCallStart(0, None, "f"), ToolCallStart(0, "real", "f"), ToolCallStart(1, "real", "g")],
+        live=False,
+    )
+    first, second = assembler.tool_calls
+    assert (first.id, first.synthetic_id) == ("real", False)
+    assert second.id.startswith("call_")
+    assert second.synthetic_id
+
+
+def test_a_repeated_start_keeps_its_made_up_id_when_another_call_holds_the_given_one() -> None:
+    assembler = fold(
+        [ToolCallStart(0, "c0", "f"), ToolCallStart(1, None, "g"), ToolCallStart(1, "c0", "g")],
+        live=False,
+    )
+    first, second = assembler.tool_calls
+    assert first.id == "c0"
+    assert second.id.startswith("call_")
+    assert second.synthetic_id
+
+
 @LIVE
 def test_calls_never_ended_are_ended_by_finish(live: bool) -> None:
     assembler = fold(

@@ -151,7 +151,7 @@ class OpenAIStreamDecoder:
         try:
             chunk = _loads(data)
         except ValueError as exc:
-            raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
+            raise self._undecodable(data) from exc
         return self._decode(chunk, data)
 
     def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
@@ -178,16 +178,19 @@ class OpenAIStreamDecoder:
                     into.append(text_delta(content))
                     continue
                 tool_calls = delta.get("tool_calls")
-                if tool_calls.__class__ is list and len(tool_calls) == 1:
-                    call = tool_calls[0]
-                    index = call.get("index") if call.__class__ is dict else None
-                    function = call.get("function") if index.__class__ is int else None
-                    if function.__class__ is dict and calls.get(index) is not None:  # type: ignore[arg-type]
-                        arguments = function.get("arguments")
-                        if arguments.__class__ is str and arguments:
-                            calls[index] = True  # type: ignore[index]
-                            into.append(call_delta(index, arguments))  # type: ignore[arg-type]
-                            continue
+                if tool_calls.__class__ is list and tool_calls:
+                    if len(tool_calls) == 1:
+                        call = tool_calls[0]
+                        index = call.get("index") if call.__class__ is dict else None
+                        function = call.get("function") if index.__class__ is int else None
+                        if function.__class__ is dict and calls.get(index) is not None:  # type: ignore[arg-type]
+                            arguments = function.get("arguments")
+                            if arguments.__class__ is str and arguments:
+                                calls[index] = True  # type: ignore[index]
+                                into.append(call_delta(index, arguments))  # type: ignore[arg-type]
+                                continue
+                    into += self._calls_only(tool_calls, data)  # a call starts, say
+                    continue
             if read:
                 chunk = _with_delta(self._reference, delta)
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
@@ -214,7 +217,20 @@ class OpenAIStreamDecoder:
         try:
             return self.decode_chunk(chunk)
         except (LookupError, TypeError, AttributeError, ValueError) as exc:
-            raise errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}") from exc
+            raise self._undecodable(data) from exc
+
+    def _calls_only(self, tool_calls: list[Any], data: str) -> list[Event]:
+        """Events for a chunk whose delta holds only ``tool_calls``, a list not empty: all
+        ``decode_chunk`` reads of such a chunk, without its checks for every other key."""
+        out: list[Event] = []
+        try:
+            self._tool_deltas(tool_calls, out)
+        except (LookupError, TypeError, AttributeError, ValueError) as exc:
+            raise self._undecodable(data) from exc
+        return out
+
+    def _undecodable(self, data: str) -> errors.StreamError:
+        return errors.StreamError(f"{self._name}: undecodable stream chunk {data:.200}")
 
     def close(self) -> list[Event]:
         """The body ended; a stream without ``data: [DONE]`` was cut off."""
