@@ -9,14 +9,20 @@ The tool loop runs its calls the way a correct asyncio program must, and the way
 does: concurrently, and a sync tool in a worker thread (``asyncio.to_thread``), since a sync
 function run inline blocks the event loop and every other request in flight. Run inline,
 the baseline would skip the thread hand-off that aiwrapper is required to make.
+``on_anyio=True`` runs them with anyio's primitives instead (a task group, and
+``anyio.to_thread``), as aiwrapper must to behave the same on trio: the difference between
+the two baselines is what those primitives cost, not aiwrapper.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import httpx
 import wire
 
@@ -166,24 +172,48 @@ def _assistant_turn(calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": tool_calls}
 
 
-async def _tool_result(call: dict[str, Any], *, sync: bool) -> dict[str, Any]:
+async def _tool_result(
+    call: dict[str, Any], *, sync: bool, on_anyio: bool = False
+) -> dict[str, Any]:
     arguments = json.loads(call["arguments"])
-    if sync:  # off the event loop, as every sync function in an async program must be
+    if sync and on_anyio:
+        function = functools.partial(LOOP_FUNCTIONS[call["name"]], **arguments)
+        value = await anyio.to_thread.run_sync(function)
+    elif sync:  # off the event loop, as every sync function in an async program must be
         value = await asyncio.to_thread(LOOP_FUNCTIONS[call["name"]], **arguments)
     else:
         value = await LOOP_ASYNC_FUNCTIONS[call["name"]](**arguments)
     return {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(value)}
 
 
-async def openai_tool_loop(client: httpx.AsyncClient, root: str, *, sync: bool = True) -> str:
+async def openai_tool_loop(
+    client: httpx.AsyncClient, root: str, *, sync: bool = True, on_anyio: bool = False
+) -> str:
     """Prompt, run the calls of the first answer concurrently, send the results; the text.
 
     ``sync``: the tools are sync functions (run in worker threads), else coroutines.
+    ``on_anyio``: run them in an anyio task group (sync ones with ``anyio.to_thread``), not
+    with ``asyncio.gather`` (and ``asyncio.to_thread``).
     """
     messages: list[dict[str, Any]] = list(_USER)
     body = {"model": MODEL, "messages": messages, "tools": _LOOP_TOOLS, "stream": True}
     _, calls = await openai_stream(client, root, body)
     messages.append(_assistant_turn(calls))
-    messages += await asyncio.gather(*(_tool_result(call, sync=sync) for call in calls))
+    if on_anyio:
+        messages += await _results_on_anyio(calls, sync=sync)
+    else:
+        messages += await asyncio.gather(*(_tool_result(call, sync=sync) for call in calls))
     text, _ = await openai_stream(client, root, body)
     return text
+
+
+async def _results_on_anyio(calls: list[dict[str, Any]], *, sync: bool) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = [{}] * len(calls)
+
+    async def one(i: int) -> None:
+        results[i] = await _tool_result(calls[i], sync=sync, on_anyio=True)
+
+    async with anyio.create_task_group() as group:
+        for i in range(len(calls)):
+            group.start_soon(one, i)
+    return results

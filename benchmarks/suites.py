@@ -143,7 +143,9 @@ async def loop_rows(ctx: Context) -> list[Row]:
     """Loops/s of prompt -> 4 parallel calls -> results -> answer, sync and async tools.
 
     Each side runs the same kind of tools the same way: concurrently, sync ones in worker
-    threads (``baselines.openai_tool_loop``).
+    threads (``baselines.openai_tool_loop``). A second, informative row per kind compares
+    with the same baseline run on anyio's primitives, which aiwrapper uses: what is left
+    there is aiwrapper's own cost.
     """
     root = ctx.server.url("loop")
     lang = subjects.lang_for("openai", root, ctx.client)
@@ -159,13 +161,16 @@ async def loop_rows(ctx: Context) -> list[Row]:
             result = await lang.ask("go", functions=functions)
             _check((result.answer, len(result.function_calls)), (want, wire.LOOP_CALLS), "loop")
 
-        async def baseline(sync: bool = kind == "sync") -> None:
-            text = await baselines.openai_tool_loop(ctx.client, root, sync=sync)
+        async def baseline(sync: bool = kind == "sync", on_anyio: bool = False) -> None:
+            text = await baselines.openai_tool_loop(ctx.client, root, sync=sync, on_anyio=on_anyio)
             _check(text, want, "loop baseline")
 
         timing = {"per_run": 1, "repeats": ctx.config.repeats, "times": ctx.config.loops}
         rates = await best_rate(ask, baseline, **timing)
         rows.append(_higher(f"tool loop, 4 {kind} tools", "loops/s", rates, 0.9))
+        rates = await best_rate(ask, lambda: baseline(on_anyio=True), **timing)
+        metric = f"  same, baseline on anyio's task group{' and to_thread' * (kind == 'sync')}"
+        rows.append(Row(metric, "loops/s", *rates, "(info)", None))
     return rows
 
 

@@ -24,6 +24,7 @@ EXPECTED_ROWS = (
     "gemini text stream, Lang.ask",
     "ollama text stream, Lang.ask",
     "tool loop, 4 sync tools",
+    "same, baseline on anyio's task group and to_thread",
     "small requests, sequential",
     "connections for 5 streamed requests",
     "first request after construction",
