@@ -121,15 +121,19 @@ class CallExecutor:
             await self._run_batch(batch, calls)
             if self.raised is not None:
                 raise self.raised
-        for call in calls:  # calls started early run on beside the others: wait for them
-            started = self.early.get(id(call))
-            if started is not None:
-                await started.wait()
+        if self.early:  # calls started early run on beside the others: wait for them
+            await self._wait_early(calls)
         if self.raised is not None:
             raise self.raised
         outcomes = self.outcomes
         limit = self.result_chars
         return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+
+    async def _wait_early(self, calls: Sequence[FunctionCall]) -> None:
+        for call in calls:
+            started = self.early.get(id(call))
+            if started is not None:
+                await started.wait()
 
     def plan(self, call: FunctionCall) -> None:
         """Count ``call`` against the run's limits: once per call, in call order."""
@@ -222,12 +226,14 @@ class CallExecutor:
                 current.append(i)
         return [*batches, current] if current else batches
 
-    async def _run_batch(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
-        repeats = self.repeats
-        if len(batch) == 1:  # nothing to run alongside: no task group needed
+    def _run_batch(self, batch: list[int], calls: Sequence[FunctionCall]) -> Awaitable[Any]:
+        if len(batch) == 1:  # nothing to run alongside: no task group, no frame of its own
             call = calls[batch[0]]
-            await self._run_call(call, repeats[id(call)], None)
-            return
+            return self._run_call(call, self.repeats[id(call)], None)
+        return self._run_together(batch, calls)
+
+    async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
+        repeats = self.repeats
         cap = self.options.max_concurrency
         # Without a cap each task runs its call directly: no wrapping coroutine per call.
         run = self._run_call if not cap or cap >= len(batch) else _limited(self._run_call, cap)
@@ -413,12 +419,24 @@ def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:
     return lambda tool: True
 
 
-# ``json.dumps`` with options builds an encoder per call; every call of a run is signed once.
-_SIGN = json.JSONEncoder(sort_keys=True, default=str).encode
+_SIGN = json.JSONEncoder(sort_keys=True, default=str)
+# ``encode`` builds a new C encoder at every call, and every call of a run is signed: this one
+# is built once, with the arguments ``encode`` gives it but the markers of its cycle check.
+try:
+    _SIGN_ONCE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True
+    )
+except TypeError:  # pragma: no cover - a Python whose C encoder takes other arguments
+    _SIGN_ONCE = None
 
 
 def _signature(call: FunctionCall) -> tuple[str, str]:
-    return call.name, _SIGN(call.arguments)
+    if _SIGN_ONCE is None:  # pragma: no cover - a Python without the C encoder (PyPy)
+        return call.name, _SIGN.encode(call.arguments)
+    try:
+        return call.name, "".join(_SIGN_ONCE(call.arguments, 0))
+    except RecursionError:  # arguments that hold themselves: the cycle check says so
+        return call.name, _SIGN.encode(call.arguments)
 
 
 _RunCall = Callable[
