@@ -63,6 +63,9 @@ def _padding_of(chunk: Any) -> Any:
     return chunk["obfuscation"]
 
 
+_PADDING = (("obfuscation", _padding_of),)
+
+
 def arguments_text(arguments: Any) -> str:
     """Arguments some servers send as a whole object instead of JSON text, as JSON text."""
     return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
@@ -138,8 +141,7 @@ class OpenAIStreamDecoder:
         self._refused = False
         self._done = False
         self._model: str | None = None
-        # OpenAI pads each chunk with a random "obfuscation" string after the choices.
-        self._envelope = Envelope("delta", _delta_of, padding=[("obfuscation", _padding_of)])
+        self._envelope: Envelope | None = None  # made by feed_events: a whole body needs none
         self._reference: Any = None  # the chunk the envelope was learned from, parsed
 
     def feed(self, event: str | None, data: str) -> list[Event]:
@@ -163,15 +165,19 @@ class OpenAIStreamDecoder:
         loop). Any other chunk is decoded as ``feed`` decodes it, parsed only once.
         """
         calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
+        envelope = self._envelope
+        if envelope is None:
+            # OpenAI pads each chunk with a random "obfuscation" string after the choices.
+            envelope = self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
         for _, data in events:
             chunk: Any = None  # the chunk parsed whole, where it was
             delta: Any = None
             read = False  # the delta was read from the envelope
             if self._model is not None and not self._done:  # the first chunk names the model
-                delta = self._envelope.read(data)
+                delta = envelope.read(data)
                 read = delta is not MISSING
                 if not read:
-                    chunk, delta = self._parse(data)
+                    chunk, delta = self._parse(data, envelope)
             if delta.__class__ is dict and len(delta) == 1:
                 content = delta.get("content")
                 if content.__class__ is str and content:
@@ -195,7 +201,7 @@ class OpenAIStreamDecoder:
                 chunk = _with_delta(self._reference, delta)
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
 
-    def _parse(self, data: str) -> tuple[Any, Any]:
+    def _parse(self, data: str, envelope: Envelope) -> tuple[Any, Any]:
         """The chunk parsed whole (None when it is not JSON), and its delta when it carries
         nothing else (else None). Such a chunk teaches the envelope when it is due."""
         chunk = _scan_object(data)
@@ -207,8 +213,8 @@ class OpenAIStreamDecoder:
         choice = choices[0] if choices.__class__ is list else None
         if choice.__class__ is not dict or choice.get("finish_reason"):
             return chunk, None
-        if self._envelope.due:
-            self._envelope.learn(data, chunk)
+        if envelope.due:
+            envelope.learn(data, chunk)
             self._reference = chunk
         return chunk, choice.get("delta")
 
@@ -244,18 +250,20 @@ class OpenAIStreamDecoder:
         # OpenRouter's docs confirm its mid-generation errors come this way, with an int code.
         if "error" in chunk and chunk["error"] is not None:
             raise stream_error(self._name, chunk["error"])
+        out: list[Event] = []
         if self._model is None:  # the first chunk names the model that answers
             self._model = str(chunk.get("model") or "")
-            head: list[Event] = [ModelEvent(self._model)] if self._model else []
-            return head + self.decode_chunk(chunk)
+            if self._model:
+                out.append(ModelEvent(self._model))
         choices = chunk.get("choices")
         if not choices:  # the include_usage chunk has "choices": []
             if chunk.get("object") == "error":  # vLLM / Mistral error shape
                 raise stream_error(self._name, chunk)
             usage = chunk.get("usage")
-            return [usage_event(usage)] if usage else []
+            if usage:
+                out.append(usage_event(usage))
+            return out
         choice = choices[0]
-        out: list[Event] = []
         delta = choice.get("delta")
         if delta:
             # Nearly every delta has one key, a piece of text or of one call's arguments:

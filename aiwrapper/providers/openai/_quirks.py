@@ -87,6 +87,8 @@ class KeptFields:
 
     def flush(self, provider: str) -> list[Event]:
         """One opaque part per kept field, then empty again."""
+        if not self.details and not self.annotations:  # the common case: nothing was kept
+            return []
         out: list[Event] = []
         if self.details:
             state = ProviderState(provider, {"reasoning_details": self.details})
