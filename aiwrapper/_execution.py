@@ -103,6 +103,7 @@ class CallExecutor:
         """Run calls with these tools from now on (a server's tool list changed)."""
         self.tools: Mapping[str, Tool] = {t.name: t for t in tools}
         self.ask_approval = _approval_scope(tools, self.options)
+        self.any_sequential = any(t.sequential for t in tools)
 
     async def run_turn(
         self, calls: Sequence[FunctionCall], *, truncated: bool = False
@@ -215,6 +216,8 @@ class CallExecutor:
         runnable = [i for i, c in enumerate(calls) if id(c) not in done and id(c) not in early]
         if not self.options.parallel:
             return [[i] for i in runnable]
+        if not self.any_sequential:  # every call may run beside every other
+            return [runnable] if runnable else []
         batches: list[list[int]] = []
         current: list[int] = []
         for i in runnable:
