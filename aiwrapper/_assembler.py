@@ -34,7 +34,7 @@ from ._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ._jsontext import loads_standard
+from ._jsontext import is_json_object, loads_standard
 from ._messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, ToolCallPart
 from ._partial_json import PartialJSON
 from ._result import FunctionCall, RequestUsage
@@ -246,7 +246,7 @@ class Assembler:
             texts = ((i, self.calls[i].call.raw_arguments) for i in older)
         else:
             texts = ((i, "".join(self._fragments[i])) for i in older)
-        return [i for i, text in texts if _is_whole_object(text)]
+        return [i for i, text in texts if is_json_object(text)]
 
     def _extend_call(self, event: ToolCallDelta) -> None:
         index, fragment = event.index, event.arguments
@@ -281,7 +281,12 @@ class Assembler:
             return
         if not self.live:  # live, ``raw_arguments`` grew with every fragment
             call.raw_arguments = "".join(fragments)
-        call.arguments = _final_arguments(call.raw_arguments)
+        raw = call.raw_arguments
+        parsed = _json_object(raw)
+        if parsed is None:
+            call.arguments = {}  # invalid JSON is left to validation to report
+        else:  # known to be a JSON object: replaying the call needs no parse to check it
+            call.arguments, call._checked_raw = parsed, raw
 
     def _set_usage(self, new: UsageEvent) -> None:
         # A later event replaces the counts it reports; a count it leaves out (None) keeps
@@ -348,19 +353,12 @@ def _given_arguments(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return "(arguments nested too deeply to show)", {}
 
 
-def _final_arguments(text: str) -> dict[str, Any]:
-    """Arguments once the call is complete; invalid JSON is left to validation to report."""
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The standard JSON object ``text`` holds, else None (blank, invalid, another value)."""
     if not text.strip():
-        return {}
+        return None
     try:
         value = loads_standard(text)  # NaN or absurd nesting: invalid, like broken JSON
     except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _is_whole_object(text: str) -> bool:
-    try:
-        return isinstance(loads_standard(text), dict)
-    except ValueError:
-        return False
+        return None
+    return value if isinstance(value, dict) else None

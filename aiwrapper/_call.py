@@ -44,8 +44,9 @@ class FunctionCall:
     result: Any = None
     error: str | None = None
     synthetic_id: bool = False
-    # ``raw_arguments`` as last found to be a JSON object: every request replays each call of
-    # the conversation, and a long one would otherwise parse every call's arguments each time.
+    # ``raw_arguments`` as last found to be a JSON object (by the assembler, which parsed it,
+    # or here): every request replays each call of the conversation, and a long one would
+    # otherwise parse every call's arguments each time.
     _checked_raw: str | None = field(default=None, init=False, repr=False)
 
     def __repr__(self) -> str:

@@ -180,6 +180,22 @@ def test_a_repeated_start_keeps_its_made_up_id_when_another_call_holds_the_given
 
 
 @LIVE
+def test_arguments_the_assembler_parsed_are_replayed_without_a_parse(
+    live: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aiwrapper import _call
+
+    checked: list[str] = []
+    monkeypatch.setattr(_call, "is_json_object", lambda text: checked.append(text) or False)
+    events: list[Event] = [ToolCallStart(0, "c0", "f"), ToolCallDelta(0, '{"a": 1}')]
+    events += [ToolCallStart(1, "c1", "f"), ToolCallDelta(1, '{"a": 1')]  # cut off
+    first, second = fold(events, live=live).tool_calls
+    assert first.arguments_json() == '{"a": 1}'  # the model's text, known to be an object
+    assert second.arguments_json() == "{}"  # never an object: checked, and refused
+    assert checked == ['{"a": 1']
+
+
+@LIVE
 def test_calls_never_ended_are_ended_by_finish(live: bool) -> None:
     assembler = fold(
         [ToolCallStart(0, "c0", "f"), ToolCallDelta(0, '{"a": [1'), ToolCallStart(1, "c1", "g")],
