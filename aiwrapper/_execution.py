@@ -10,10 +10,9 @@ while its turn still streams (``start_early``); it keeps its place in call order
 from __future__ import annotations
 
 import inspect
-import json
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -24,6 +23,7 @@ from ._errors import ToolArgumentsError
 from ._logs import log_tool_call, log_tool_exception
 from ._messages import ImagePart, LangMessage
 from ._options import LangOptions
+from ._repeats import Repeats, Signature, sign
 from ._result import FunctionCall, LangResult
 from ._sizelimits import SizeLimits, clip_text
 from ._tools import Context, Tool, ToolContent, serialize_result
@@ -34,7 +34,6 @@ _TRUNCATED_NOTE = (
     "Your output reached the token limit while writing this call, so its arguments were"
     " cut off; make the call again with shorter arguments."
 )
-REPEAT_LIMIT = 3  # identical calls in a row before the model is told it already has the result
 
 
 @dataclass(slots=True)
@@ -63,13 +62,6 @@ class _CallbackError(Exception):
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
 
 
-@dataclass(slots=True)
-class _Repeat:
-    signature: tuple[str, str] | None = None
-    count: int = 0
-    results: dict[tuple[str, str], str] = field(default_factory=dict)
-
-
 class CallExecutor:
     """Runs the calls of each turn of one run, with the run's options and tools."""
 
@@ -82,11 +74,11 @@ class CallExecutor:
         # No callback: skip the notifications.
         self.watched = options.on_result is not None or options.on_event is not None
         self.use_tools(tools)
-        self.repeat = _Repeat()
+        self.repeat = Repeats()
         self.raised: BaseException | None = None
         self.truncated = False
         # Keyed by id(call), for every call of the run (the result keeps the calls alive).
-        self.signatures: dict[int, tuple[str, str]] = {}  # also marks the calls planned
+        self.signatures: dict[int, Signature] = {}  # also marks the calls planned
         self.repeats: dict[int, bool] = {}
         self.outcomes: dict[int, ToolOutcome] = {}
         self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
@@ -141,8 +133,8 @@ class CallExecutor:
         key = id(call)
         if key in self.signatures:
             return
-        signature = self.signatures[key] = _signature(call)
-        self.repeats[key] = self._is_repeat(signature)
+        signature = self.signatures[key] = sign(call)
+        self.repeats[key] = self.repeat.seen(signature)
         if self.calls_exhausted:  # the cap keeps the first calls
             self.outcomes[key] = self._over_limit(call)
         else:
@@ -311,7 +303,8 @@ class CallExecutor:
     async def _execute(self, call: FunctionCall, repeated: bool) -> ToolOutcome:
         tool = self._tool_for(call)
         if repeated:
-            raise _Failure(self._repeat_message(call), "RepeatedCall", "skipped")
+            message = self.repeat.message(call, self.signatures[id(call)])
+            raise _Failure(message, "RepeatedCall", "skipped")
         arguments: Any = call.raw_arguments or call.arguments
         try:
             validated = tool.validate(arguments)
@@ -382,22 +375,6 @@ class CallExecutor:
             context = Context(deps=self.options.deps, call=call, result=self.result)
         return tool.call_validated(kwargs, context=context)
 
-    def _is_repeat(self, signature: tuple[str, str]) -> bool:
-        if signature == self.repeat.signature:
-            self.repeat.count += 1
-        else:
-            self.repeat.signature, self.repeat.count = signature, 1
-        return self.repeat.count >= REPEAT_LIMIT
-
-    def _repeat_message(self, call: FunctionCall) -> str:
-        previous = self.repeat.results.get(self.signatures[id(call)])
-        tail = f" The result was: {previous}" if previous is not None else ""
-        return (
-            f"You already called {call.name!r} with these same arguments "
-            f"{self.repeat.count - 1} times in a row and have its result; do not call it "
-            f"again, use the result you have.{tail}"
-        )
-
 
 def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
     name, detail = type(exc).__name__, str(exc)
@@ -420,26 +397,6 @@ def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:
     if any(t.requires_approval for t in tools):
         return lambda tool: tool.requires_approval
     return lambda tool: True
-
-
-_SIGN = json.JSONEncoder(sort_keys=True, default=str)
-# ``encode`` builds a new C encoder at every call, and every call of a run is signed: this one
-# is built once, with the arguments ``encode`` gives it but the markers of its cycle check.
-try:
-    _SIGN_ONCE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True
-    )
-except TypeError:  # pragma: no cover - a Python whose C encoder takes other arguments
-    _SIGN_ONCE = None
-
-
-def _signature(call: FunctionCall) -> tuple[str, str]:
-    if _SIGN_ONCE is None:  # pragma: no cover - a Python without the C encoder (PyPy)
-        return call.name, _SIGN.encode(call.arguments)
-    try:
-        return call.name, "".join(_SIGN_ONCE(call.arguments, 0))
-    except RecursionError:  # arguments that hold themselves: the cycle check says so
-        return call.name, _SIGN.encode(call.arguments)
 
 
 _RunCall = Callable[
