@@ -92,6 +92,28 @@ def test_sse_named_events_in_one_chunk_read_as_each_alone(odd: int) -> None:
         assert sse_decode([body]) == [event for _, events in blocks for event in events]
 
 
+# Blocks that break the unnamed one-line shape (``data: ...`` alone) among events that have it.
+NEAR_UNNAMED_BLOCKS = [
+    (b"data: 7\ndata: 8", [(None, "7\n8")]),  # two data lines
+    (b"data:9", [(None, "9")]),  # no space after the colon
+    (b"data: 10\n: note", [(None, "10")]),
+    (b"data: 11\nid: 4", [(None, "11")]),
+    (b"event: e\ndata: 12", [("e", "12")]),
+    (b": only a comment", []),
+    (b"data: ", [(None, "")]),
+]
+
+
+@pytest.mark.parametrize("odd", range(len(NEAR_UNNAMED_BLOCKS)))
+def test_sse_unnamed_events_in_one_chunk_read_as_each_alone(odd: int) -> None:
+    plain = [(b"data: {%d}" % i, [(None, f"{{{i}}}")]) for i in range(3)]
+    for blocks in (plain, [*plain[:2], NEAR_UNNAMED_BLOCKS[odd], *plain[2:]]):
+        body = b"\n\n".join(block for block, _ in blocks) + b"\n\n"
+        expected = [event for _, events in blocks for event in events]
+        assert sse_decode([body]) == expected
+        assert sse_decode([body[:-1], body[-1:]]) == expected  # the last LF apart
+
+
 @pytest.mark.parametrize("newline", [b"\n", b"\r", b"\r\n"])
 def test_sse_every_line_end_style_gives_the_same_events(newline: bytes) -> None:
     body = b"event: a\ndata: 1\ndata: 2\n\n: keep-alive\n\ndata: 3\n\n".replace(b"\n", newline)
