@@ -256,7 +256,8 @@ class CallExecutor:
                 outcome = failed
             log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
-            self.repeat.results[self.signatures[id(call)]] = outcome.content
+            if not repeated:  # a repeat's answer quotes the result; it is not one itself
+                self.repeat.results[self.signatures[id(call)]] = outcome.content
             if self.watched:
                 await self._callback(self.notify, call)
         except _CallbackError as exc:  # not a tool failure: raised as is, never to the model

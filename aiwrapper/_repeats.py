@@ -53,22 +53,10 @@ class Repeats:
         )
 
 
-_SORTED = json.JSONEncoder(sort_keys=True, default=str)
-# ``encode`` builds a new C encoder at every call, and every call of a run is signed: this one
-# is built once, with the arguments ``encode`` gives it but the markers of its cycle check.
-try:
-    _SORTED_ONCE = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-        None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True
-    )
-except TypeError:  # pragma: no cover - a Python whose C encoder takes other arguments
-    _SORTED_ONCE = None
+# ``json.dumps`` with options builds an encoder per call; every call of a run is signed once.
+_SORTED = json.JSONEncoder(sort_keys=True, default=str).encode
 
 
 def sign(call: FunctionCall) -> Signature:
     """``call``'s signature: its name and its arguments as JSON, keys sorted."""
-    if _SORTED_ONCE is None:  # pragma: no cover - a Python without the C encoder (PyPy)
-        return call.name, _SORTED.encode(call.arguments)
-    try:
-        return call.name, "".join(_SORTED_ONCE(call.arguments, 0))
-    except RecursionError:  # arguments that hold themselves: the cycle check says so
-        return call.name, _SORTED.encode(call.arguments)
+    return call.name, _SORTED(call.arguments)

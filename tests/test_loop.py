@@ -394,6 +394,19 @@ async def test_identical_calls_three_times_in_a_row_are_answered_without_running
     assert "The result was: 10" in last[1]
 
 
+async def test_a_fourth_identical_call_quotes_the_result_not_the_answer_to_the_third() -> None:
+    @tool
+    def f(x: int) -> int:
+        """F."""
+        return x * 10
+
+    script = [*[calls(("f", {"x": 1}))] * 4, "done"]
+    result = await Lang.scripted(script).ask("go", functions=[f])
+    fourth = tool_messages(result)[-1][1]
+    assert fourth.endswith("use the result you have. The result was: 10")
+    assert fourth.count("already called") == 1
+
+
 async def test_manual_mode_returns_calls_unexecuted_and_chat_continues() -> None:
     lang = Lang.scripted([calls(("add", {"a": 2, "b": 2})), "four"])
     result = await lang.ask("go", functions=[add], auto_execute=False)
