@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
+from ._callsetup import CallSetup, setup_key
 from ._loop import Run
 from ._messages import LangMessage, LangMessages
 from ._modelfacts import ModelFacts
@@ -61,6 +62,7 @@ class Lang:
         # Plain functions passed in ``functions`` are wrapped once, not on every call.
         self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
         self._facts = ModelFacts()  # model_info of the models asked, kept across runs
+        self._last_setup: CallSetup | None = None
 
     # The factories: each hands its keywords to its provider package's builder. Every HTTP
     # factory also takes ``timeout``, ``max_retries``, ``http_client``, ``max_connections``,
@@ -350,12 +352,10 @@ class Lang:
         listener: EventCallback | None = None,
     ) -> Run:
         """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
-        merged = merge_options(self.options, options, **overrides)
+        setup = self._setup_of(options, overrides)
+        merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
-        functions = [self._wrap(f) for f in merged.functions or ()]
-        sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
-        tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
         result: LangResult[Any]
         if isinstance(prompt, str):
             result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
@@ -363,7 +363,23 @@ class Lang:
             conversation = LangMessages(prompt)
             users = [m for m in conversation if m.role == "user"]
             result = LangResult(users[-1].content if users else "", conversation)
-        return Run(self.model, merged, tools, result, sources=sources, facts=self._facts)
+        return Run(
+            self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
+        )
+
+    def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:
+        """The merged options and tools of a call: the last call's when it passed the same."""
+        key = setup_key(self.options, options, overrides)
+        last = self._last_setup
+        if last is not None and last.fits(key):
+            return last
+        merged = merge_options(self.options, options, **overrides)
+        functions = [self._wrap(f) for f in merged.functions or ()]
+        sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
+        tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
+        setup = CallSetup(merged, tools, sources, key or ())
+        self._last_setup = setup if key is not None else None
+        return setup
 
     def _wrap(self, function: Any) -> Any:
         """A plain callable as a ``Tool``, from this ``Lang``'s cache; anything else as is."""

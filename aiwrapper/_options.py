@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from ._result import FunctionCall, LangResult
     from ._runevents import RunEvent
 
-__all__ = ["DEFAULTS", "LangOptions", "OptionsLike", "merge_options"]
+__all__ = [
+    "CHECKED_OPTIONS",
+    "DEFAULTS",
+    "LangOptions",
+    "OptionsLike",
+    "merge_options",
+    "option_items",
+]
 
 ResultCallback = Callable[["LangResult"], Union[None, Awaitable[None]]]
 EventCallback = Callable[["RunEvent"], Union[None, Awaitable[None]]]
@@ -135,12 +142,17 @@ def _check_keys(keys: Iterable[str]) -> None:
             raise TypeError(f"unknown option {key!r}{hint}")
 
 
+def option_items(options: LangOptions) -> Iterable[tuple[str, Any]]:
+    """Each option's name and value, unset ones (``None``) included."""
+    return ((name, getattr(options, name)) for name in _NAMES)
+
+
 def _set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
     """The (name, value) pairs a layer sets; ``None`` means "not set here"."""
     if layer is None:
         return ()
     if isinstance(layer, LangOptions):
-        return ((name, getattr(layer, name)) for name in _NAMES)
+        return option_items(layer)
     if isinstance(layer, Mapping):
         _check_keys(layer)
         return layer.items()
@@ -304,3 +316,4 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "native_tools": _native_tools_problem,
     "functions": _functions_problem,
 }
+CHECKED_OPTIONS = frozenset(_CHECKS)  # the options whose values merge_options checks
