@@ -23,11 +23,13 @@ from ._tools.sources import ToolSource
 
 __all__ = ["CallSetup", "SetupKey", "setup_key"]
 
-# What a setup is made from, one tuple per layer, compared object by object (``is``): user
-# values are never compared with ``==``, which may compare elementwise or raise. The setup
-# holds these objects, so no id is reused while it lives.
-SetupKey = tuple[tuple[Any, ...], ...]
+# What a setup is made from: what each layer sets, then the functions it lists, each part
+# closed by ``_END``; compared object by object (``is``). User values are never compared with
+# ``==``, which may compare elementwise or raise. The setup holds these objects, so no id is
+# reused while it lives.
+SetupKey = tuple[Any, ...]
 
+_END = object()  # no layer holds it: parts can only line up with parts
 _EDITABLE = (list, dict, set)
 
 
@@ -36,7 +38,7 @@ def setup_key(
 ) -> SetupKey | None:
     """The key of the setup of ``merge_options(base, layer, **overrides)`` and its
     functions; None when it must be made afresh."""
-    parts: list[tuple[Any, ...]] = []
+    key: list[Any] = []
     for options in (base, layer, overrides):
         items = _items(options)
         if items is None:
@@ -53,8 +55,8 @@ def setup_key(
                 return None
             else:
                 set_here += (name, value)
-        parts += (tuple(set_here), tuple(functions))
-    return tuple(parts)
+        key += (*set_here, _END, *functions, _END)
+    return tuple(key)
 
 
 def _items(options: OptionsLike) -> Iterable[tuple[str, Any]] | None:
@@ -85,8 +87,5 @@ class CallSetup:
 
     def fits(self, key: SetupKey | None) -> bool:
         """Whether a call whose setup would be made from ``key`` may reuse this one."""
-        return key is not None and len(key) == len(self.key) and all(map(_same, key, self.key))
-
-
-def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+        mine = self.key
+        return key is not None and len(key) == len(mine) and all(map(operator.is_, key, mine))
