@@ -13,11 +13,11 @@ afresh every time.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._options import CHECKED_OPTIONS, LangOptions, OptionsLike, option_items
+from ._options import CHECKED_OPTIONS, LangOptions, OptionsLike, set_fields
 from ._tools import Tool
 from ._tools.sources import ToolSource
 
@@ -38,11 +38,12 @@ def setup_key(
 ) -> SetupKey | None:
     """The key of the setup of ``merge_options(base, layer, **overrides)`` and its
     functions; None when it must be made afresh."""
+    try:
+        layers = [set_fields(options) for options in (base, layer, overrides)]
+    except TypeError:  # not options, or an unknown name: merge_options says which
+        return None
     key: list[Any] = []
-    for options in (base, layer, overrides):
-        items = _items(options)
-        if items is None:
-            return None
+    for items in layers:
         set_here: list[Any] = []
         functions: Sequence[Any] = ()
         for name, value in items:
@@ -57,16 +58,6 @@ def setup_key(
                 set_here += (name, value)
         key += (*set_here, _END, *functions, _END)
     return tuple(key)
-
-
-def _items(options: OptionsLike) -> Iterable[tuple[str, Any]] | None:
-    if options is None:
-        return ()
-    if isinstance(options, LangOptions):
-        return option_items(options)
-    if isinstance(options, Mapping):
-        return options.items()
-    return None  # not an options layer: merge_options says what is wrong with it
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ __all__ = [
     "LangOptions",
     "OptionsLike",
     "merge_options",
-    "option_items",
+    "set_fields",
 ]
 
 ResultCallback = Callable[["LangResult"], Union[None, Awaitable[None]]]
@@ -142,17 +142,16 @@ def _check_keys(keys: Iterable[str]) -> None:
             raise TypeError(f"unknown option {key!r}{hint}")
 
 
-def option_items(options: LangOptions) -> Iterable[tuple[str, Any]]:
-    """Each option's name and value, unset ones (``None``) included."""
-    return ((name, getattr(options, name)) for name in _NAMES)
+def set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
+    """The (name, value) pairs a layer sets; ``None`` means "not set here".
 
-
-def _set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
-    """The (name, value) pairs a layer sets; ``None`` means "not set here"."""
+    Raises:
+        TypeError: ``layer`` is not an options layer, or names an unknown option.
+    """
     if layer is None:
         return ()
     if isinstance(layer, LangOptions):
-        return option_items(layer)
+        return ((name, getattr(layer, name)) for name in _NAMES)
     if isinstance(layer, Mapping):
         _check_keys(layer)
         return layer.items()
@@ -164,7 +163,7 @@ def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
     _check_keys(overrides)
     given: dict[str, Any] = {}
     for layer in (*layers, overrides):
-        for name, value in _set_fields(layer):
+        for name, value in set_fields(layer):
             if value is not None:
                 given[name] = value
     _validate(given)  # the defaults are valid: only what a layer set is checked
