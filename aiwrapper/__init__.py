@@ -10,6 +10,20 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ._conversation._messages import LangMessage, LangMessages
+from ._conversation._result import FunctionCall, LangResult, RequestUsage, Usage
+from ._conversation._runevents import (
+    CallArgumentsDelta,
+    CallFinished,
+    CallReady,
+    CallStarted,
+    RunEvent,
+    RunFinished,
+    TextDelta,
+    ThinkingDelta,
+    TurnFinished,
+    TurnStarted,
+)
 from ._errors import (
     AIWrapperError,
     AuthenticationError,
@@ -31,25 +45,11 @@ from ._errors import (
     ToolDefinitionError,
 )
 from ._lang import Lang
-from ._messages import LangMessage, LangMessages
-from ._options import LangOptions
-from ._overrides import LangOptionsDict
-from ._result import FunctionCall, LangResult, RequestUsage, Usage
-from ._runevents import (
-    CallArgumentsDelta,
-    CallFinished,
-    CallReady,
-    CallStarted,
-    RunEvent,
-    RunFinished,
-    TextDelta,
-    ThinkingDelta,
-    TurnFinished,
-    TurnStarted,
-)
-from ._sizelimits import SizeLimits
-from ._stream import RunStream
+from ._run._options import LangOptions
+from ._run._overrides import LangOptionsDict
+from ._run._stream import RunStream
 from ._tools import Context, Param, Tool, tool
+from ._wire._sizelimits import SizeLimits
 from .models import CapabilityWarning
 
 if TYPE_CHECKING:  # so type checkers see the lazily imported submodule

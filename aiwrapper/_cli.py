@@ -14,9 +14,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from ._conversation._runevents import TextDelta
 from ._errors import AIWrapperError, ConfigError
 from ._lang import Lang
-from ._runevents import TextDelta
 from ._tools import to_tool
 from .providers._doctor import diagnose
 from .providers._registry import HTTP_PROVIDERS, build_for_route, build_named

@@ -17,23 +17,23 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
-from ._callsetup import CallSetup, setup_key
-from ._loop import Run
-from ._messages import LangMessage, LangMessages
-from ._modelfacts import ModelFacts
-from ._options import EventCallback, OptionsLike, merge_options
-from ._overrides import CallOverrides, LangOptionsDict
-from ._result import LangResult
-from ._runevents import RunEvent
-from ._stream import RunStream
-from ._syncrun import LoopThread
+from ._conversation._messages import LangMessage, LangMessages
+from ._conversation._result import LangResult
+from ._conversation._runevents import RunEvent
+from ._knowledge._modelfacts import ModelFacts
+from ._run._callsetup import CallSetup, setup_key
+from ._run._loop import Run
+from ._run._options import EventCallback, OptionsLike, merge_options
+from ._run._overrides import CallOverrides, LangOptionsDict
+from ._run._stream import RunStream
+from ._run._syncrun import LoopThread
+from ._run._watch import chain
 from ._tools import Tool, to_tool, to_tools
 from ._tools.sources import ToolSource
-from ._watch import chain
 
 if TYPE_CHECKING:
-    from ._contract import Model
-    from ._http import HttpSettings
+    from ._run._contract import Model
+    from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
     from .providers.gemini import GeminiSettings, VertexConfig
     from .providers.ollama import OllamaSettings

@@ -6,12 +6,12 @@
    extra ``aiwrapper[models]``): tool support, reasoning, structured output, limits and prices
    of some thousands of models;
 2. aiwrapper's own per-model rules (written in the provider packages, see
-   ``aiwrapper._modelrules``), the facts its providers act on;
+   ``aiwrapper._knowledge._modelrules``), the facts its providers act on;
 3. entries added at runtime with ``register_model``.
 
 A model none of them knows is unknown (``None``): new models must simply work, so nothing is
 refused or warned about for them. The checks made before a request and the cost of a run are
-built on this module (``aiwrapper._capabilities``).
+built on this module (``aiwrapper._run._capabilities``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import re
 import threading
 from typing import Any
 
-from . import _catalogue as catalogue
-from ._modelinfo import ModelCost, ModelInfo
+from ._knowledge import _catalogue as catalogue
+from ._knowledge._modelinfo import ModelCost, ModelInfo
 from .providers._registry import catalogue_ids, example_models, rules_for
 
 __all__ = [

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ._call import call_heading, call_markdown
-from ._result import LangResult, result_markdown
+from ._conversation._call import call_heading, call_markdown
+from ._conversation._result import LangResult, result_markdown
 
 __all__ = ["call_markdown", "live", "render_markdown", "result_markdown"]
 

@@ -13,8 +13,8 @@ import httpx
 import wire
 
 from aiwrapper import Lang, LangMessage, tool
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._options import merge_options
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import merge_options
 from aiwrapper._tools import to_tools
 
 __all__ = ["LOOP_ASYNC_TOOLS", "LOOP_SYNC_TOOLS", "STREAM_TOOLS", "lang_for", "model_send"]

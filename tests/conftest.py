@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from aiwrapper import _capabilities as capabilities
-from aiwrapper import _catalogue as catalogue
 from aiwrapper import models
+from aiwrapper._knowledge import _catalogue as catalogue
+from aiwrapper._run import _capabilities as capabilities
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from aiwrapper import StreamError
-from aiwrapper._assembler import Assembler
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     OpaquePartEvent,
@@ -21,7 +21,13 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._conversation._messages import (
+    OpaquePart,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 
 LIVE = pytest.mark.parametrize("live", [False, True], ids=["batch", "live"])
 
@@ -183,7 +189,7 @@ def test_a_repeated_start_keeps_its_made_up_id_when_another_call_holds_the_given
 def test_arguments_the_assembler_parsed_are_replayed_without_a_parse(
     live: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aiwrapper import _call
+    from aiwrapper._conversation import _call
 
     checked: list[str] = []
     monkeypatch.setattr(_call, "is_json_object", lambda text: checked.append(text) or False)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangOptions, tool
-from aiwrapper._callsetup import setup_key
+from aiwrapper._run._callsetup import setup_key
 
 pytestmark = pytest.mark.anyio
 

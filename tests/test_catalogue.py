@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
-from aiwrapper import _catalogue as catalogue
-from aiwrapper._catalogue import ModelsDevCatalogue, provider_record
+from aiwrapper._knowledge import _catalogue as catalogue
+from aiwrapper._knowledge._catalogue import ModelsDevCatalogue, provider_record
 from aiwrapper.models import ModelCost, ModelInfo
 
 GPT = {

@@ -15,8 +15,8 @@ import pytest
 from typing_extensions import Unpack
 
 from aiwrapper import Lang, RateLimitError, StreamError, tool
-from aiwrapper._http import HttpSettings
-from aiwrapper._options import OptionsLike
+from aiwrapper._run._options import OptionsLike
+from aiwrapper._wire._http import HttpSettings
 
 from . import example_provider as echo
 

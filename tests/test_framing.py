@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiwrapper._framing import NDJSONDecoder, SSEDecoder, SSEEvent
+from aiwrapper._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 
 # One stream exercising every rule: CRLF and LF line ends, a keep-alive comment, an event
 # name, a multi-line data field, ignored id/retry fields, non-ASCII text (2-, 3- and 4-byte

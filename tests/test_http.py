@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper import _http as http_module
-from aiwrapper._http import HttpTransport, retry_delay
-from aiwrapper._httpcall import HttpCall
+from aiwrapper._wire import _http as http_module
+from aiwrapper._wire._http import HttpTransport, retry_delay
+from aiwrapper._wire._httpcall import HttpCall
 from aiwrapper.providers._base import error_class_for_status, make_error
 
 pytestmark = pytest.mark.anyio

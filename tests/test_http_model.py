@@ -11,12 +11,12 @@ import httpx
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import Event, FinishEvent, TextDelta
-from aiwrapper._http import HttpTransport
-from aiwrapper._httpcall import HttpCall
-from aiwrapper._messages import LangMessage, TextPart
-from aiwrapper._options import LangOptions
+from aiwrapper._conversation._events import Event, FinishEvent, TextDelta
+from aiwrapper._conversation._messages import LangMessage, TextPart
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
+from aiwrapper._wire._http import HttpTransport
+from aiwrapper._wire._httpcall import HttpCall
 from aiwrapper.providers._base import error_class_for_status, make_error
 from aiwrapper.providers._http_model import HttpModel
 

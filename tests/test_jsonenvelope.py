@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiwrapper._jsonenvelope import MISSING, Envelope
+from aiwrapper._wire._jsonenvelope import MISSING, Envelope
 
 DELTA = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"%s"}}'
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aiwrapper import _jsonscan as jsonscan
+from aiwrapper._wire import _jsonscan as jsonscan
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._jsontext import is_json_object, loads_standard
+from aiwrapper._wire._jsontext import is_json_object, loads_standard
 
 
 def _refuse(constant: str) -> Any:

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from aiwrapper import AuthenticationError, ConfigError, Lang
-from aiwrapper._httpcall import HttpCall
+from aiwrapper._wire._httpcall import HttpCall
 
 pytestmark = pytest.mark.anyio
 
@@ -143,8 +143,8 @@ def test_an_http_call_repr_hides_its_headers() -> None:
 
 
 def _headers_of(lang: Lang) -> dict[str, str]:
-    from aiwrapper._contract import ProviderRequest
-    from aiwrapper._options import LangOptions
+    from aiwrapper._run._contract import ProviderRequest
+    from aiwrapper._run._options import LangOptions
 
     request = ProviderRequest(model="m", messages=[], tools=[], options=LangOptions(), stream=False)
     return lang.model.provider.encode(request).headers  # type: ignore[attr-defined,no-any-return]

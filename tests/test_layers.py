@@ -15,27 +15,27 @@ from .importgraph import PACKAGE, Graph, import_graph, reachable
 
 # The plain data every other module builds on; nothing in it may reach above it.
 GROUND_FLOOR = {
-    "aiwrapper._call",
-    "aiwrapper._modelinfo",
-    "aiwrapper._parts",
-    "aiwrapper._serialize",
+    "aiwrapper._conversation._call",
+    "aiwrapper._knowledge._modelinfo",
+    "aiwrapper._conversation._parts",
+    "aiwrapper._conversation._serialize",
     "aiwrapper._errors",
-    "aiwrapper._jsontext",
-    "aiwrapper._message_dicts",
-    "aiwrapper._messages",
-    "aiwrapper._modelrules",
-    "aiwrapper._options",
-    "aiwrapper._overrides",
-    "aiwrapper._result",
-    "aiwrapper._runevents",
-    "aiwrapper._sizelimits",
+    "aiwrapper._wire._jsontext",
+    "aiwrapper._conversation._message_dicts",
+    "aiwrapper._conversation._messages",
+    "aiwrapper._knowledge._modelrules",
+    "aiwrapper._run._options",
+    "aiwrapper._run._overrides",
+    "aiwrapper._conversation._result",
+    "aiwrapper._conversation._runevents",
+    "aiwrapper._wire._sizelimits",
 }
 TRANSPORT = (
-    "aiwrapper._http",
-    "aiwrapper._bodies",
-    "aiwrapper._framing",
-    "aiwrapper._httpcall",
-    "aiwrapper._outgoing",
+    "aiwrapper._wire._http",
+    "aiwrapper._wire._bodies",
+    "aiwrapper._wire._framing",
+    "aiwrapper._wire._httpcall",
+    "aiwrapper._wire._outgoing",
 )
 
 
@@ -51,7 +51,7 @@ def test_the_transport_reaches_no_provider_module() -> None:
 
 
 def test_the_shared_request_type_imports_nothing_of_aiwrapper() -> None:
-    assert reachable(_graph(), "aiwrapper._httpcall") == set()
+    assert reachable(_graph(), "aiwrapper._wire._httpcall") == set()
 
 
 def test_the_ground_floor_imports_nothing_above_it() -> None:
@@ -63,9 +63,9 @@ def test_the_ground_floor_imports_nothing_above_it() -> None:
 
 def test_a_call_and_the_error_tree_stand_on_nothing_but_json_text() -> None:
     graph = _graph()
-    assert reachable(graph, "aiwrapper._call") == {"aiwrapper._jsontext"}
+    assert reachable(graph, "aiwrapper._conversation._call") == {"aiwrapper._wire._jsontext"}
     assert reachable(graph, "aiwrapper._errors") == set()
-    assert reachable(graph, "aiwrapper._serialize") == set()
+    assert reachable(graph, "aiwrapper._conversation._serialize") == set()
 
 
 # The four vendors by name, and the hosts and port that would mean one of them.
@@ -79,13 +79,18 @@ def test_the_tools_reach_no_provider_module() -> None:
         assert not providers, f"{module} reaches {sorted(providers)}"
 
 
+# The front-ends' contract: it stands in the providers' room, below every wire's package.
+SERVING_CONTRACT = ("aiwrapper.providers._serving", "aiwrapper.providers._callstate")
+
+
 def test_the_serving_contract_reaches_no_provider_and_no_gateway_module() -> None:
     graph = _graph()
-    for module in ("aiwrapper._serving", "aiwrapper._callstate"):
+    for module in SERVING_CONTRACT:
         above = {
             m
             for m in reachable(graph, module)
-            if m.startswith(("aiwrapper.providers", "aiwrapper.gateway"))
+            if m.startswith(("aiwrapper.providers.", "aiwrapper.gateway"))
+            and m not in SERVING_CONTRACT
         }
         assert not above, f"{module} reaches {sorted(above)}"
 
@@ -102,7 +107,7 @@ def test_no_provider_module_reaches_the_gateway() -> None:
 VENDOR_ALLOWANCES = {
     "_lang.py": "the factories: one typed classmethod per vendor, delegating to its package",
     "__init__.py": "the lazy re-export of VertexConfig, a Vertex AI setting, from its package",
-    "_message_dicts.py": (
+    "_conversation/_message_dicts.py": (
         "the ground floor reads the message dicts chat accepts, in two vendors' shapes, and "
         "tags the thinking signatures and calls read from one of them with that vendor's "
         "name; standing below the provider packages, it cannot take the name from one"
@@ -136,4 +141,4 @@ def test_the_gateway_imports_no_provider_package_only_the_registry() -> None:
     graph = _graph()
     gateway = sorted(m for m in graph if m.startswith("aiwrapper.gateway"))
     providers = {m for g in gateway for m in graph[g] if m.startswith("aiwrapper.providers")}
-    assert providers == {"aiwrapper.providers._registry"}
+    assert providers == {"aiwrapper.providers._registry", *SERVING_CONTRACT}

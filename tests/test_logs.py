@@ -56,8 +56,8 @@ def test_each_attempt_is_one_debug_line_with_the_retry_decision(
 def test_a_final_failure_says_it_gives_up_and_the_query_string_is_left_out(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from aiwrapper._httpcall import HttpCall
-    from aiwrapper._logs import log_attempt
+    from aiwrapper._wire._httpcall import HttpCall
+    from aiwrapper._wire._logs import log_attempt
 
     caplog.set_level(logging.DEBUG, logger="aiwrapper.http")
     secret_url = "https://example.com/v1/models/m:generate?key=AIzaSECRET"

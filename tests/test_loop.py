@@ -555,7 +555,13 @@ async def test_chat_with_unanswered_calls_is_a_config_error_before_any_request()
 
 
 async def test_arguments_cut_off_at_the_token_limit_are_explained_to_the_model() -> None:
-    from aiwrapper._events import FinishEvent, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+    from aiwrapper._conversation._events import (
+        FinishEvent,
+        TextDelta,
+        ToolCallDelta,
+        ToolCallEnd,
+        ToolCallStart,
+    )
 
     turns = [
         [
@@ -587,7 +593,7 @@ async def test_arguments_cut_off_at_the_token_limit_are_explained_to_the_model()
 
 
 async def test_a_paused_turn_is_resent_as_is_until_the_model_finishes() -> None:
-    from aiwrapper._events import FinishEvent, TextDelta
+    from aiwrapper._conversation._events import FinishEvent, TextDelta
 
     turns = [
         [TextDelta("Searching"), FinishEvent("pause")],
@@ -848,7 +854,13 @@ async def test_max_iterations_result_holds_every_answered_call() -> None:
 
 
 async def test_usage_totals_sum_every_field_over_the_run() -> None:
-    from aiwrapper._events import FinishEvent, TextDelta, ToolCallEnd, ToolCallStart, UsageEvent
+    from aiwrapper._conversation._events import (
+        FinishEvent,
+        TextDelta,
+        ToolCallEnd,
+        ToolCallStart,
+        UsageEvent,
+    )
 
     turns = [
         [

@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, FunctionCall, LangMessage, LangMessages
-from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._conversation._messages import (
+    OpaquePart,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 
 
 def anthropic_turn() -> LangMessage:

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from aiwrapper import CapabilityWarning, Lang, tool
-from aiwrapper import _capabilities as capabilities
-from aiwrapper import _catalogue as catalogue
-from aiwrapper._result import RequestUsage
+from aiwrapper._conversation._result import RequestUsage
+from aiwrapper._knowledge import _catalogue as catalogue
+from aiwrapper._run import _capabilities as capabilities
 from aiwrapper.models import ModelCost, ModelInfo, model_info, models_with, register_model
 
 

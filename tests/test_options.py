@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangOptions
-from aiwrapper._options import merge_options
+from aiwrapper._run._options import merge_options
 
 
 def test_layers_merge_in_order_and_none_never_overrides() -> None:
@@ -115,7 +115,7 @@ async def test_a_bad_override_fails_before_any_request() -> None:
 def test_the_typed_overrides_mirror_lang_options_field_for_field() -> None:
     from dataclasses import fields
 
-    from aiwrapper._overrides import CallOverrides, LangOptionsDict
+    from aiwrapper._run._overrides import CallOverrides, LangOptionsDict
 
     dataclass_fields = {f.name: str(f.type) for f in fields(LangOptions)}
     typed = {

@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from aiwrapper._result import CallStatus
+from aiwrapper._conversation._result import CallStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

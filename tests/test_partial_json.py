@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._partial_json import PartialJSON, parse_partial
+from aiwrapper._wire._partial_json import PartialJSON, parse_partial
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,7 @@ def _top_level_names(path: Path) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             found.update(t.id for t in targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.ImportFrom) and node.level and path.name == "__init__.py":
+        elif isinstance(node, ast.ImportFrom) and node.level == 1 and path.name == "__init__.py":
             found.update(alias.asname or alias.name for alias in node.names)
     return {name for name in found if not name.startswith("_")}
 
@@ -117,8 +117,8 @@ def test_overloaded_is_a_server_error() -> None:
 
 
 def test_the_public_text_delta_is_the_run_event_not_the_decoder_event() -> None:
-    from aiwrapper import _events as events
-    from aiwrapper import _runevents as runevents
+    from aiwrapper._conversation import _events as events
+    from aiwrapper._conversation import _runevents as runevents
 
     assert aiwrapper.TextDelta is runevents.TextDelta is not events.TextDelta
     assert aiwrapper.ThinkingDelta is runevents.ThinkingDelta is not events.ThinkingDelta

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, tool
-from aiwrapper import _recording as recording
 from aiwrapper.testing import ReplayMismatchError, cassette
+from aiwrapper.testing import _recording as recording
 
 KEY = "sk-local-0123456789abcdef"
 CALL = {

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._call import FunctionCall
-from aiwrapper._repeats import REPEAT_LIMIT, Repeats, sign
+from aiwrapper._conversation._call import FunctionCall
+from aiwrapper._run._repeats import REPEAT_LIMIT, Repeats, sign
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aiwrapper import Lang, ProviderError, tool
-from aiwrapper._jsontext import Declaration, dumps_compact, write_body
-from aiwrapper._outgoing import json_bytes
+from aiwrapper._wire._jsontext import Declaration, dumps_compact, write_body
+from aiwrapper._wire._outgoing import json_bytes
 
 
 def _declaration(name: str) -> Declaration:

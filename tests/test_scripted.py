@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, FunctionCall, Lang, LangMessages, LangOptions, tool
-from aiwrapper._events import FinishEvent, TextDelta, ThinkingDelta, ToolCallDelta, UsageEvent
+from aiwrapper._conversation._events import (
+    FinishEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageEvent,
+)
 from aiwrapper.providers.scripted import turn_events
 from aiwrapper.testing import call, scripted, turn
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._serving import GatewayError, bad_request, read_messages
+from aiwrapper.providers._serving import GatewayError, bad_request, read_messages
 
 
 def _objects_only(message: Any, where: str) -> dict[str, Any]:

@@ -325,9 +325,9 @@ async def test_async_callbacks_hear_each_change_in_order(anyio_backend: str) -> 
 
 def test_sync_callbacks_are_called_without_a_coroutine_per_event() -> None:
     from aiwrapper import LangMessages
-    from aiwrapper._assembler import Assembler
-    from aiwrapper._events import TextDelta as Delta
-    from aiwrapper._watch import Watchers
+    from aiwrapper._conversation._assembler import Assembler
+    from aiwrapper._conversation._events import TextDelta as Delta
+    from aiwrapper._run._watch import Watchers
 
     calls: list[str] = []
     watchers = Watchers(

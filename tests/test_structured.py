@@ -18,7 +18,7 @@ from aiwrapper import (
     ToolArgumentsError,
     tool,
 )
-from aiwrapper._output import OUTPUT_TOOL, output_spec
+from aiwrapper._run._output import OUTPUT_TOOL, output_spec
 
 
 @dataclass

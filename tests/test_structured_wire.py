@@ -24,9 +24,7 @@ from aiwrapper import (
     Tool,
     tool,
 )
-from aiwrapper import (
-    _capabilities as capabilities,
-)
+from aiwrapper._run import _capabilities as capabilities
 from aiwrapper._tools.sources import ToolSource
 
 pytestmark = pytest.mark.anyio

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aiwrapper._modelrules import EFFORTS, thinking_budget, thinking_effort
+from aiwrapper._knowledge._modelrules import EFFORTS, thinking_budget, thinking_effort
 
 
 def test_each_effort_has_one_budget() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import ToolArgumentsError
-from .._jsontext import loads_standard
+from .._wire._jsontext import loads_standard
 from .nodes import Node
 from .validate import INVALID, Coercion, State, describe_value
 

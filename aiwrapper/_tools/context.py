@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, Union, get_args, get_
 from typing_extensions import TypeVar
 
 if TYPE_CHECKING:
-    from .._result import FunctionCall, LangResult
+    from .._conversation._result import FunctionCall, LangResult
 
 __all__ = ["Context", "Param", "is_context_annotation"]
 

@@ -24,7 +24,7 @@ import anyio.to_thread
 from typing_extensions import ParamSpec, Self, TypeVar
 
 from .._errors import ToolDefinitionError
-from .._jsontext import Declaration
+from .._wire._jsontext import Declaration
 from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._parts import ImagePart
-from .._serialize import serialize_result, to_jsonable
+from .._conversation._parts import ImagePart
+from .._conversation._serialize import serialize_result, to_jsonable
 
 __all__ = ["ToolContent", "serialize_result", "to_jsonable"]
 

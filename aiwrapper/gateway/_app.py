@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._callstate import unpack_calls
 from .._errors import ConfigError
-from .._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
+from ..providers._callstate import unpack_calls
 from ..providers._registry import frontends
+from ..providers._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from ._upstream import as_gateway_error
 
 if TYPE_CHECKING:
+    from .._conversation._runevents import RunEvent
     from .._lang import Lang
-    from .._runevents import RunEvent
-    from .._stream import RunStream
+    from .._run._stream import RunStream
 
 __all__ = ["Gateway"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from anyio import CancelScope
 
-from .._serving import GatewayError
+from ..providers._serving import GatewayError
 
 __all__ = ["Exchange", "Receive", "Scope", "Send", "cancel_on_disconnect", "is_loopback"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from .. import _errors as errors
-from .._serving import GatewayError
+from ..providers._serving import GatewayError
 
 __all__ = ["as_gateway_error"]
 

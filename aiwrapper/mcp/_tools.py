@@ -19,8 +19,8 @@ from typing import Any
 
 import mcp.types as types
 
+from .._conversation._messages import ImagePart
 from .._errors import ToolDefinitionError
-from .._messages import ImagePart
 from .._tools import Tool, ToolContent
 from .._tools.schemanodes import check_refs, compile_schema
 from ._errors import MCPToolError

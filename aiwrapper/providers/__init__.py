@@ -3,12 +3,12 @@
 Each package (``openai``, ``anthropic``, ``gemini``, ``ollama``, ``openai_responses``,
 ``scripted``) turns a neutral ``ProviderRequest`` into an ``HttpCall`` and the provider's answer
 (framed stream chunks or a whole body) into neutral events, to the contract in
-``aiwrapper._contract``. Its parts are private modules of the same names in every package where
+``aiwrapper._run._contract``. Its parts are private modules of the same names in every package where
 they apply: ``_encode`` (the request body), ``_decode`` (the answer), ``_errors`` (error bodies)
 and ``_dialect`` (the tool declaration, exposed as ``SCHEMA_DIALECTS`` and found by name from
 ``Tool.schema_for``). A package whose wire the gateway serves to clients has ``_front`` parts
 too (request reading, whole replies, stream encoding, the wire's error body, on the contract in
-``aiwrapper._serving``), exported as ``FRONTENDS`` by POST path. The package exports its
+``aiwrapper.providers._serving``), exported as ``FRONTENDS`` by POST path. The package exports its
 provider, its defaults (``DEFAULT_BASE_URL``, ``API_KEY_ENV_VARS``, ``DEFAULT_MODEL``), its model
 rules and a builder that the ``Lang`` factory of its provider calls. Only the light tables
 (defaults, model rules, dialects) load with a package; its provider, wire code and front-ends

@@ -1,7 +1,7 @@
 """The small helpers every provider module shares: error builders, result text, body merging.
 
 The provider interface itself (``ProviderRequest``, ``Provider``, ``Model``...) is the
-contract in ``aiwrapper._contract``, which every provider module imports from there.
+contract in ``aiwrapper._run._contract``, which every provider module imports from there.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _errors as errors
-from .._contract import Provider, ToolChoice
-from .._httpcall import retry_after_seconds
-from .._messages import ImagePart, LangMessage
+from .._conversation._messages import ImagePart, LangMessage
+from .._run._contract import Provider, ToolChoice
+from .._wire._httpcall import retry_after_seconds
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .._options import LangOptions
-    from .._settings import HttpSettings
+    from .._run._options import LangOptions
+    from .._wire._settings import HttpSettings
     from ._http_model import HttpModel
 
 __all__ = [

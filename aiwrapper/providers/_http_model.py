@@ -14,12 +14,12 @@ from typing import Any, NoReturn, Protocol
 from typing_extensions import Unpack
 
 from .. import _errors as errors
-from .._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
-from .._events import Event
-from .._framing import NDJSONDecoder, SSEDecoder, SSEEvent
-from .._http import HttpSettings, HttpTransport
-from .._httpcall import HttpCall
-from .._sizelimits import SizeLimits
+from .._conversation._events import Event
+from .._run._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
+from .._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
+from .._wire._http import HttpSettings, HttpTransport
+from .._wire._httpcall import HttpCall
+from .._wire._sizelimits import SizeLimits
 
 __all__ = ["HttpModel"]
 

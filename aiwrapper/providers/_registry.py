@@ -4,7 +4,7 @@ Each HTTP provider package exports ``API_KEY_ENV_VARS`` and a ``build(model)`` t
 model with every default; this module only knows their names. A package is imported when it is
 looked at, so choosing one never loads the others' wire code. What the packages know of their
 models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
-``aiwrapper._modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
+``aiwrapper._knowledge._modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
 ``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently), and the
 prefixes of their own request headers (``HEADER_PREFIXES``). Importing a
 package costs little: it loads its provider, wire code and front-ends when one of those names
@@ -26,10 +26,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol, cast
 
-from .._contract import Model
 from .._errors import ConfigError
-from .._modelrules import Rule, merged_facts
-from .._serving import DefaultFrontend, Frontend
+from .._knowledge._modelrules import Rule, merged_facts
+from .._run._contract import Model
+from ._serving import DefaultFrontend, Frontend
 
 __all__ = [
     "HTTP_PROVIDERS",

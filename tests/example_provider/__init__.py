@@ -17,8 +17,7 @@ from typing import Any, Literal
 from typing_extensions import Unpack
 
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     TextDelta,
@@ -26,9 +25,10 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._http import HttpSettings
-from aiwrapper._httpcall import HttpCall
-from aiwrapper._messages import LangMessage
+from aiwrapper._conversation._messages import LangMessage
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._wire._http import HttpSettings
+from aiwrapper._wire._httpcall import HttpCall
 from aiwrapper.providers import _base as shared
 from aiwrapper.providers._http_model import HttpModel
 

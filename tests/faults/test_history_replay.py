@@ -88,7 +88,7 @@ async def _replayed_as_empty(name: str, text: str) -> None:
 def test_a_calls_arguments_are_checked_once_however_often_they_are_replayed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from aiwrapper import _call
+    from aiwrapper._conversation import _call
 
     checked: list[str] = []
 

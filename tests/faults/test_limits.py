@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from aiwrapper import BadRequestError, ConfigError, Lang, LangOptions, SizeLimits, StreamError, tool
-from aiwrapper._framing import NDJSONDecoder, SSEDecoder
+from aiwrapper._wire._framing import NDJSONDecoder, SSEDecoder
 
 from . import wires
 from .wires import Wire

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from aiwrapper import RateLimitError
-from aiwrapper import _http as http_module
+from aiwrapper._wire import _http as http_module
 
 from . import wires
 from .wires import Wire

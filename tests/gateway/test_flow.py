@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
-from aiwrapper._contract import EventSink, ProviderRequest
-from aiwrapper._events import FinishEvent, TextDelta
+from aiwrapper._conversation._events import FinishEvent, TextDelta
+from aiwrapper._run._contract import EventSink, ProviderRequest
 from aiwrapper.gateway import Gateway
 
 from .harness import served

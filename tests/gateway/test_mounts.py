@@ -14,11 +14,11 @@ import httpx
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangMessage, LangMessages, LangResult
-from aiwrapper._serving import ClientRequest, GatewayError, StreamEncoder
 from aiwrapper.gateway import Gateway
 from aiwrapper.gateway import _app as app
 from aiwrapper.providers import _registry, anthropic, openai, openai_responses
 from aiwrapper.providers._registry import Mounts, build_for_route, frontends, mounts_of
+from aiwrapper.providers._serving import ClientRequest, GatewayError, StreamEncoder
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ pytest.importorskip("mcp")
 
 import mcp.types as types
 
-from aiwrapper._messages import ImagePart
+from aiwrapper._conversation._messages import ImagePart
 from aiwrapper.mcp import MCPToolError
 from aiwrapper.mcp._tools import exposed_name, to_content
 

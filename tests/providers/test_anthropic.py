@@ -6,9 +6,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._errors import ConfigError
-from aiwrapper._messages import (
+from aiwrapper._conversation._messages import (
     LangMessage,
     OpaquePart,
     ProviderState,
@@ -16,8 +14,10 @@ from aiwrapper._messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper._options import merge_options
-from aiwrapper._result import FunctionCall
+from aiwrapper._conversation._result import FunctionCall
+from aiwrapper._errors import ConfigError
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
 from aiwrapper.providers.anthropic._models import family_for
 
@@ -83,7 +83,7 @@ def test_minimal_request_has_url_headers_and_exact_body() -> None:
     }
     assert call.body == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 64000,  # the model's output limit (aiwrapper._modelrules)
+        "max_tokens": 64000,  # the model's output limit (aiwrapper._knowledge._modelrules)
         "messages": USER_WIRE,
         "stream": True,
     }
@@ -175,7 +175,7 @@ def test_history_with_tool_blocks_is_sent_without_tools_when_none_are_declared()
     ]
     assert encode(messages) == {
         "model": "claude-sonnet-4-5",
-        "max_tokens": 64000,  # the model's output limit (aiwrapper._modelrules)
+        "max_tokens": 64000,  # the model's output limit (aiwrapper._knowledge._modelrules)
         "messages": [
             USER_WIRE[0],
             {

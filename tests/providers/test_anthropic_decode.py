@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._errors import OverloadedError, RateLimitError, StreamError
-from aiwrapper._events import (
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,8 +21,9 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import ProviderState
+from aiwrapper._conversation._messages import ProviderState
+from aiwrapper._errors import OverloadedError, RateLimitError, StreamError
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.anthropic import AnthropicProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "anthropic"

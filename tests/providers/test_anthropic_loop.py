@@ -10,13 +10,13 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, tool
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import ProviderRequest
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._messages import LangMessage, TextPart, ToolCallPart
+from aiwrapper._conversation._result import FunctionCall
 from aiwrapper._errors import ConfigError
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import LangMessage, TextPart, ToolCallPart
-from aiwrapper._options import merge_options
-from aiwrapper._result import FunctionCall
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import merge_options
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.anthropic import AnthropicProvider, wire_id
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "anthropic"
@@ -310,7 +310,7 @@ def test_claudes_own_turn_without_thinking_is_left_to_the_api() -> None:
 
 
 def test_a_gemini_turn_continues_on_anthropic_with_clean_ids_and_no_signatures() -> None:
-    from aiwrapper._messages import ProviderState, ThinkingPart
+    from aiwrapper._conversation._messages import ProviderState, ThinkingPart
 
     def gemini(data: dict[str, Any]) -> ProviderState:
         return ProviderState("gemini", data)

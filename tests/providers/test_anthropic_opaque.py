@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,9 +21,10 @@ from aiwrapper._events import (
     ThinkingDelta,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import LangMessage, OpaquePart, ProviderState
-from aiwrapper._options import LangOptions, merge_options
+from aiwrapper._conversation._messages import LangMessage, OpaquePart, ProviderState
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions, merge_options
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider

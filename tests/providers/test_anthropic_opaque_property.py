@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiwrapper._messages import LangMessage, OpaquePart
+from aiwrapper._conversation._messages import LangMessage, OpaquePart
 
 from .test_anthropic_opaque import TOOL_USE, assemble, block, decode, sse
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aiwrapper import _errors as errors
-from aiwrapper._options import LangOptions
+from aiwrapper._run._options import LangOptions
 from aiwrapper.providers._base import in_stream_error, sampling_fields
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._events import Event
-from aiwrapper._framing import NDJSONDecoder, SSEDecoder
+from aiwrapper._conversation._events import Event
+from aiwrapper._wire._framing import NDJSONDecoder, SSEDecoder
 from aiwrapper.providers.anthropic._decode import AnthropicStreamDecoder
 from aiwrapper.providers.ollama._decode import OllamaDecoder
 from aiwrapper.providers.openai._decode import OpenAIStreamDecoder

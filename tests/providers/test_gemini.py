@@ -10,10 +10,10 @@ import pytest
 
 from aiwrapper import Param
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._httpcall import HttpCall
-from aiwrapper._messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
-from aiwrapper._options import LangOptions, merge_options
+from aiwrapper._conversation._messages import LangMessage, OpaquePart, ProviderState, ThinkingPart
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions, merge_options
+from aiwrapper._wire._httpcall import HttpCall
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gemini"

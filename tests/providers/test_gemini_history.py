@@ -15,10 +15,10 @@ import pytest
 
 from aiwrapper import Lang, tool
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._messages import LangMessage, ProviderState, TextPart, ToolCallPart
-from aiwrapper._options import merge_options
-from aiwrapper._result import FunctionCall
+from aiwrapper._conversation._messages import LangMessage, ProviderState, TextPart, ToolCallPart
+from aiwrapper._conversation._result import FunctionCall
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import merge_options
 from aiwrapper.providers.gemini import GeminiProvider, VertexConfig
 
 SKIP = "skip_thought_signature_validator"
@@ -295,8 +295,8 @@ async def test_vertex_tool_loop_over_http() -> None:
 def test_an_anthropic_thinking_turn_continues_on_gemini_without_its_opaque_state() -> None:
     from pathlib import Path
 
-    from aiwrapper._assembler import Assembler
-    from aiwrapper._framing import SSEDecoder
+    from aiwrapper._conversation._assembler import Assembler
+    from aiwrapper._wire._framing import SSEDecoder
     from aiwrapper.providers.anthropic import AnthropicProvider
 
     raw = (

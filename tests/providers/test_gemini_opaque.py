@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -20,9 +19,10 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import LangMessage, OpaquePart, ProviderState
-from aiwrapper._options import LangOptions
+from aiwrapper._conversation._messages import LangMessage, OpaquePart, ProviderState
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.gemini import GeminiProvider
 from aiwrapper.providers.ollama import OllamaProvider

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -29,7 +28,7 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._messages import (
+from aiwrapper._conversation._messages import (
     LangMessage,
     LangMessages,
     ProviderState,
@@ -37,7 +36,8 @@ from aiwrapper._messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper._options import LangOptions, merge_options
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions, merge_options
 from aiwrapper.providers.gemini import GeminiProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gemini"
@@ -73,7 +73,7 @@ def gemini(s: str | dict[str, Any]) -> ProviderState:
 
 def sse_events(raw: bytes) -> list[tuple[str | None, str]]:
     """Frame SSE bytes with the package's decoder."""
-    from aiwrapper._framing import SSEDecoder
+    from aiwrapper._wire._framing import SSEDecoder
 
     framer = SSEDecoder()
     return [*framer.feed(raw), *framer.flush()]
@@ -102,7 +102,7 @@ def wire_parts(fixture: str) -> list[dict[str, Any]]:
 
 
 def assemble(events: list[Event]) -> LangMessage:
-    from aiwrapper._assembler import Assembler
+    from aiwrapper._conversation._assembler import Assembler
 
     assembler = Assembler("gemini")
     for event in events:
@@ -141,7 +141,7 @@ def test_text_stream_appends_deltas_and_takes_last_usage() -> None:
         UsageEvent(input_tokens=8, output_tokens=5, raw=final),
         FinishEvent("stop", "STOP"),
     ]
-    from aiwrapper._assembler import Assembler
+    from aiwrapper._conversation._assembler import Assembler
 
     assembler = Assembler("gemini")
     assembler.add_all(events)
@@ -153,7 +153,7 @@ def test_decoding_does_not_depend_on_how_bytes_are_split(fixture: str) -> None:
     raw = (FIXTURES / fixture).read_bytes()
     whole = decode(fixture)
     for cut in range(1, len(raw)):
-        from aiwrapper._framing import SSEDecoder
+        from aiwrapper._wire._framing import SSEDecoder
 
         framer, decoder = SSEDecoder(), GeminiProvider(api_key="k").decode_stream()
         framed = [*framer.feed(raw[:cut]), *framer.feed(raw[cut:]), *framer.flush()]

@@ -12,9 +12,8 @@ import pytest
 
 from aiwrapper import Lang, LangResult, tool
 from aiwrapper import _errors as errors
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import Provider, ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -25,8 +24,7 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import NDJSONDecoder
-from aiwrapper._messages import (
+from aiwrapper._conversation._messages import (
     JSONValue,
     LangMessage,
     OpaquePart,
@@ -35,8 +33,10 @@ from aiwrapper._messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper._options import merge_options
-from aiwrapper._result import FunctionCall
+from aiwrapper._conversation._result import FunctionCall
+from aiwrapper._run._contract import Provider, ProviderRequest
+from aiwrapper._run._options import merge_options
+from aiwrapper._wire._framing import NDJSONDecoder
 from aiwrapper.providers.ollama import OllamaProvider, default_base_url
 from aiwrapper.providers.ollama._content import calls_from_text
 

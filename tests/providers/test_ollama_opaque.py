@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -18,9 +17,10 @@ from aiwrapper._events import (
     TextDelta,
     UsageEvent,
 )
-from aiwrapper._framing import NDJSONDecoder
-from aiwrapper._messages import LangMessage, ProviderState
-from aiwrapper._options import LangOptions
+from aiwrapper._conversation._messages import LangMessage, ProviderState
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
+from aiwrapper._wire._framing import NDJSONDecoder
 from aiwrapper.providers.ollama import OllamaProvider
 from aiwrapper.providers.openai import OpenAIProvider
 

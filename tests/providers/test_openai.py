@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._messages import (
+from aiwrapper._conversation._messages import (
     LangMessage,
     OpaquePart,
     ProviderState,
@@ -17,8 +16,9 @@ from aiwrapper._messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from aiwrapper._options import LangOptions
-from aiwrapper._result import FunctionCall
+from aiwrapper._conversation._result import FunctionCall
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
 from aiwrapper.providers.openai import (
     COMPATIBLE_PROFILE,
     OPENAI_PROFILE,

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._assembler import Assembler
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -21,9 +20,10 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import JSONValue, LangMessage
-from aiwrapper._options import LangOptions
+from aiwrapper._conversation._messages import JSONValue, LangMessage
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

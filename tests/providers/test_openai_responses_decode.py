@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._assembler import Assembler
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -23,8 +23,14 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import OpaquePart, ProviderState, TextPart, ThinkingPart, ToolCallPart
+from aiwrapper._conversation._messages import (
+    OpaquePart,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.openai_responses import NAME, ResponsesStreamDecoder
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai_responses"

@@ -12,10 +12,16 @@ import pytest
 
 from aiwrapper import _errors as errors
 from aiwrapper import tool
-from aiwrapper._contract import ProviderRequest
-from aiwrapper._messages import LangMessage, OpaquePart, ProviderState, TextPart, ToolCallPart
-from aiwrapper._options import LangOptions
-from aiwrapper._result import FunctionCall
+from aiwrapper._conversation._messages import (
+    LangMessage,
+    OpaquePart,
+    ProviderState,
+    TextPart,
+    ToolCallPart,
+)
+from aiwrapper._conversation._result import FunctionCall
+from aiwrapper._run._contract import ProviderRequest
+from aiwrapper._run._options import LangOptions
 from aiwrapper.providers.openai import PRESETS
 from aiwrapper.providers.openai_responses import NAME, ResponsesProvider
 

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from aiwrapper import Lang, tool
-from aiwrapper import _capabilities as capabilities
-from aiwrapper._http import HttpTransport
+from aiwrapper._run import _capabilities as capabilities
+from aiwrapper._wire._http import HttpTransport
 from aiwrapper.models import CapabilityWarning
 from aiwrapper.providers._http_model import HttpModel
 from aiwrapper.providers.openai_responses import ResponsesProvider

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from aiwrapper import _errors as errors
-from aiwrapper._assembler import Assembler
-from aiwrapper._events import (
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -22,8 +22,8 @@ from aiwrapper._events import (
     ToolCallStart,
     UsageEvent,
 )
-from aiwrapper._framing import SSEDecoder
-from aiwrapper._messages import ProviderState
+from aiwrapper._conversation._messages import ProviderState
+from aiwrapper._wire._framing import SSEDecoder
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openai"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aiwrapper._contract import NO_OUTPUT_SUPPORT, OutputSupport, output_support
+from aiwrapper._run._contract import NO_OUTPUT_SUPPORT, OutputSupport, output_support
 from aiwrapper.providers._http_model import HttpModel
 from aiwrapper.providers.anthropic import AnthropicProvider
 from aiwrapper.providers.anthropic._output import output_schema_supported

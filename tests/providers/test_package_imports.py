@@ -12,7 +12,9 @@ import sys
 import pytest
 
 PACKAGES = ("anthropic", "gemini", "ollama", "openai", "openai_responses", "scripted")
-LOADED = "import sys; print(sorted(m for m in ('httpx', 'aiwrapper._http') if m in sys.modules))"
+LOADED = (
+    "import sys; print(sorted(m for m in ('httpx', 'aiwrapper._wire._http') if m in sys.modules))"
+)
 
 
 def _loaded_after(code: str) -> str:
@@ -41,4 +43,4 @@ def test_declaring_a_strict_tool_loads_no_transport() -> None:
 
 def test_building_a_model_loads_the_transport() -> None:
     code = "import aiwrapper.providers.anthropic as p; p.build(api_key='k')"
-    assert _loaded_after(code) == "['aiwrapper._http', 'httpx']"
+    assert _loaded_after(code) == "['aiwrapper._wire._http', 'httpx']"

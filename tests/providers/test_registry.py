@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiwrapper._modelrules import ids, merged_facts, rule
+from aiwrapper._knowledge._modelrules import ids, merged_facts, rule
 from aiwrapper.providers._registry import (
     catalogue_ids,
     example_models,

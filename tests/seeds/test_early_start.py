@@ -30,8 +30,8 @@ from aiwrapper import (
     TurnFinished,
     tool,
 )
-from aiwrapper._assembler import Assembler
-from aiwrapper._events import ToolCallDelta, ToolCallEnd, ToolCallStart
+from aiwrapper._conversation._assembler import Assembler
+from aiwrapper._conversation._events import ToolCallDelta, ToolCallEnd, ToolCallStart
 
 from .wires import WIRES, Body, Wire
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aiwrapper import ConfigError, LangMessage, LangMessages, tool
-from aiwrapper._messages import OpaquePart, ProviderState, ThinkingPart
+from aiwrapper._conversation._messages import OpaquePart, ProviderState, ThinkingPart
 
 from .wires import WIRES, Body, recording_client
 

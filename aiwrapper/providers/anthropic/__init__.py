@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ..._settings import HttpSettings
+from ..._wire._settings import HttpSettings
 from .. import _base as shared
 from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
 from ._rules import EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
-    from ..._serving import Frontend
     from .._http_model import HttpModel
+    from .._serving import Frontend
     from ._decode import AnthropicStreamDecoder
     from ._encode import wire_id
     from ._provider import DEFAULT_BASE_URL, AnthropicProvider

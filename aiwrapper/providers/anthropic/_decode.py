@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ... import _errors as errors
-from ... import _jsonscan as jsonscan
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -29,9 +28,10 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..._framing import SSEEvent
-from ..._jsonenvelope import MISSING, Envelope
-from ..._messages import ProviderState
+from ..._conversation._messages import ProviderState
+from ..._wire import _jsonscan as jsonscan
+from ..._wire._framing import SSEEvent
+from ..._wire._jsonenvelope import MISSING, Envelope
 from ._blocks import Block, finish_opaque, fold_opaque, unreadable_block
 from ._errors import stream_error
 from ._name import NAME

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..._messages import (
+from ..._conversation._messages import (
     ImagePart,
     LangMessage,
     OpaquePart,

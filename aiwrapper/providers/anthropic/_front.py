@@ -14,11 +14,11 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..._callstate import packed_id
-from ..._messages import LangMessage, Part, TextPart, ThinkingPart
-from ..._messages import ToolCallPart as CallPart
-from ..._result import LangResult
-from ..._serving import (
+from ..._conversation._messages import LangMessage, Part, TextPart, ThinkingPart
+from ..._conversation._messages import ToolCallPart as CallPart
+from ..._conversation._result import LangResult
+from .._callstate import packed_id
+from .._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,

@@ -13,12 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..._callstate import call_part, packed_id
-from ..._messages import OpaquePart, Part, ThinkingPart
-from ..._result import FunctionCall, LangResult
-from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..._runevents import ThinkingDelta as ThinkingText
-from ..._serving import GatewayError, sse, turn_parts
+from ..._conversation._messages import OpaquePart, Part, ThinkingPart
+from ..._conversation._result import FunctionCall, LangResult
+from ..._conversation._runevents import (
+    CallArgumentsDelta,
+    CallReady,
+    CallStarted,
+    RunEvent,
+    TextDelta,
+)
+from ..._conversation._runevents import ThinkingDelta as ThinkingText
+from .._callstate import call_part, packed_id
+from .._serving import GatewayError, sse, turn_parts
 from ._decode import _STOP_REASONS
 from ._encode import wire_id
 

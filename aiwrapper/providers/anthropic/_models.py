@@ -8,7 +8,8 @@ thinking text unless ``display: "summarized"`` is asked for. From Opus 4.1 on, `
 and ``top_p`` may no longer be sent together (400 "`temperature` and `top_p` cannot both be
 specified for this model"; confirmed by public reports against Sonnet/Haiku 4.5, Opus 4.1 and
 Sonnet 4.6, e.g. BerriAI/litellm#15097, cloud-apim/otoroshi-llm-extension#140, and the API
-release notes). Those facts are rows of the shared model rules (``aiwrapper._modelrules``);
+release notes). Those facts are rows of the shared model rules
+(``aiwrapper._knowledge._modelrules``);
 this module turns them into a ``ModelFamily`` and owns the request fields that depend on it
 and on thinking (thinking, sampling, ``tool_choice``), and the check that a tool loop may go on
 with thinking on; the rest of the request is ``_provider.py``'s and ``_encode.py``'s, and
@@ -22,14 +23,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ... import _errors as errors
-from ..._contract import ToolChoice
-from ..._modelrules import EFFORTS, thinking_budget, thinking_effort
+from ..._knowledge._modelrules import EFFORTS, thinking_budget, thinking_effort
+from ..._run._contract import ToolChoice
 from .._base import stop_sequences
 from ._name import NAME
 from ._rules import rules_for
 
 if TYPE_CHECKING:
-    from ..._options import LangOptions
+    from ..._run._options import LangOptions
 
 __all__ = [
     "MIN_BUDGET",

@@ -6,7 +6,7 @@ recursion, ``additionalProperties`` only ``false``, ``minItems`` of 0 or 1, and 
 string formats. A schema inside the subset is sent as it is, less the keywords that only
 annotate (``title``, ``default``, ``examples``), which is what Anthropic's own SDK strips too; a
 schema outside it would lose a rule, so the run asks through the forced-tool fallback instead
-(``aiwrapper._capabilities.native_output`` decides).
+(``aiwrapper._run._capabilities.native_output`` decides).
 """
 
 from __future__ import annotations

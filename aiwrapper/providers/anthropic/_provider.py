@@ -31,12 +31,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ... import _errors as errors
-from ..._contract import OutputSupport, ProviderRequest
-from ..._events import Event
-from ..._httpcall import HttpCall
-from ..._options import LangOptions
-from ..._output import output_spec
+from ..._conversation._events import Event
+from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._options import LangOptions
+from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
+from ..._wire._httpcall import HttpCall
 from ...models import model_info
 from .._base import merge_extra_body
 from ._decode import AnthropicStreamDecoder

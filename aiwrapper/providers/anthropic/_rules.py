@@ -1,6 +1,7 @@
 """What aiwrapper knows of each Claude model: its rows of the per-model rules.
 
-``aiwrapper._modelrules`` describes a row and merges the matching ones; these rows say which
+``aiwrapper._knowledge._modelrules`` describes a row and merges the matching ones; these rows
+say which
 thinking form a Claude generation takes, which sampling parameters it refuses, its output
 limit and whether it has native structured output. The registry gathers them with every
 other package's rows for ``aiwrapper.models``.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..._modelrules import Match, Rule, rule, rule_table
+from ..._knowledge._modelrules import Match, Rule, rule, rule_table
 from ._name import NAME
 
 __all__ = ["EXAMPLE_MODELS", "MODEL_RULES", "claude_version", "rules_for"]

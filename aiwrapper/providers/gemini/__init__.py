@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from typing_extensions import Unpack
 
-from ..._settings import HttpSettings
+from ..._wire._settings import HttpSettings
 from .. import _base as shared
 from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS

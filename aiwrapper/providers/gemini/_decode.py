@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ... import _jsonscan as jsonscan
-from ..._errors import BadRequestError, StreamError
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -31,7 +29,9 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..._messages import ProviderState
+from ..._conversation._messages import ProviderState
+from ..._errors import BadRequestError, StreamError
+from ..._wire import _jsonscan as jsonscan
 from ._errors import error_in_stream
 from ._name import PROVIDER
 

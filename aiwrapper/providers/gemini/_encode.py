@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..._errors import ConfigError
-from ..._jsontext import loads_standard
-from ..._messages import (
+from ..._conversation._messages import (
     LangMessage,
     OpaquePart,
     Part,
@@ -23,7 +21,9 @@ from ..._messages import (
     ThinkingPart,
     ToolCallPart,
 )
-from ..._result import FunctionCall
+from ..._conversation._result import FunctionCall
+from ..._errors import ConfigError
+from ..._wire._jsontext import loads_standard
 from .._base import result_text
 from ._name import PROVIDER
 

@@ -18,13 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._contract import OutputSupport, ProviderRequest
+from ..._conversation._events import Event
 from ..._errors import ConfigError, ProviderError
-from ..._events import Event
-from ..._httpcall import HttpCall
-from ..._modelrules import thinking_budget
-from ..._output import output_spec
+from ..._knowledge._modelrules import thinking_budget
+from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
+from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body, refuse_unenforceable, sampling_fields
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
@@ -34,7 +34,7 @@ from ._name import PROVIDER
 from ._rules import rules_for
 
 if TYPE_CHECKING:
-    from ..._options import LangOptions
+    from ..._run._options import LangOptions
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -1,14 +1,14 @@
 """What aiwrapper knows of each Gemini model: its rows of the per-model rules.
 
 The registry gathers these rows with every other package's for ``aiwrapper.models`` (see
-``aiwrapper._modelrules`` for how rows are written and merged).
+``aiwrapper._knowledge._modelrules`` for how rows are written and merged).
 """
 
 from __future__ import annotations
 
 import re
 
-from ..._modelrules import Match, Rule, ids, rule, rule_table
+from ..._knowledge._modelrules import Match, Rule, ids, rule, rule_table
 from ._name import PROVIDER
 
 __all__ = ["CATALOGUE_IDS", "EXAMPLE_MODELS", "MODEL_RULES", "rules_for"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import Unpack
 
-from ..._settings import HttpSettings
+from ..._wire._settings import HttpSettings
 from .. import _base as shared
 from .._lazy import lazy_exports
 from ._defaults import DEFAULT_BASE_URL, NAME, default_base_url

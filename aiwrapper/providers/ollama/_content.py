@@ -15,8 +15,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-from ..._events import Event, OpaquePartEvent
-from ..._messages import JSONValue, LangMessage, OpaquePart, ProviderState
+from ..._conversation._events import Event, OpaquePartEvent
+from ..._conversation._messages import JSONValue, LangMessage, OpaquePart, ProviderState
 
 __all__ = ["TextGate", "ThinkSplitter", "UnreadFields", "calls_from_text", "unread_fields"]
 

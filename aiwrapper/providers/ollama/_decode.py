@@ -11,8 +11,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from ... import _errors as errors
-from ... import _jsonscan as jsonscan
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     ModelEvent,
@@ -23,7 +22,8 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..._jsonenvelope import MISSING, Envelope
+from ..._wire import _jsonscan as jsonscan
+from ..._wire._jsonenvelope import MISSING, Envelope
 from ._content import TextGate, ThinkSplitter, UnreadFields, calls_from_text
 from ._defaults import NAME
 from ._errors import stream_error

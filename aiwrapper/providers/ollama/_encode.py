@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _errors as errors
-from ..._contract import ProviderRequest
-from ..._messages import LangMessage, ThinkingPart, ToolCallPart
-from ..._modelrules import thinking_effort
-from ..._options import LangOptions
-from ..._result import FunctionCall
+from ..._conversation._messages import LangMessage, ThinkingPart, ToolCallPart
+from ..._conversation._result import FunctionCall
+from ..._knowledge._modelrules import thinking_effort
+from ..._run._contract import ProviderRequest
+from ..._run._options import LangOptions
 from ..._tools.decorator import read_only_schema
 from .._base import error_result_text, refuse_unenforceable, result_text, sampling_fields
 from ._content import unread_fields

@@ -14,12 +14,12 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ... import _errors as errors
-from ..._contract import ProviderRequest
-from ..._events import Event
-from ..._httpcall import HttpCall
-from ..._options import LangOptions
-from ..._output import output_spec
+from ..._conversation._events import Event
+from ..._run._contract import ProviderRequest
+from ..._run._options import LangOptions
+from ..._run._output import output_spec
 from ..._tools.walk import inline_refs
+from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, NAME

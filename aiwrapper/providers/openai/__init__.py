@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from typing_extensions import Unpack
 
 from ..._errors import ConfigError
-from ..._settings import HttpSettings
+from ..._wire._settings import HttpSettings
 from .. import _base as shared
 from .._lazy import lazy_exports
 from ._dialect import SCHEMA_DIALECTS
@@ -33,8 +33,8 @@ from ._profiles import (
 from ._rules import CATALOGUE_IDS, EXAMPLE_MODELS, MODEL_RULES
 
 if TYPE_CHECKING:
-    from ..._serving import DefaultFrontend, Frontend
     from .._http_model import HttpModel
+    from .._serving import DefaultFrontend, Frontend
     from ..openai_responses import ResponsesProvider
     from ._decode import OpenAIStreamDecoder
     from ._provider import OpenAIProvider

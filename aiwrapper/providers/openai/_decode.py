@@ -11,8 +11,7 @@ import json
 from typing import Any
 
 from ... import _errors as errors
-from ... import _jsonscan as jsonscan
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -25,9 +24,10 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..._framing import SSEEvent
-from ..._jsonenvelope import MISSING, Envelope
-from ..._messages import ProviderState
+from ..._conversation._messages import ProviderState
+from ..._wire import _jsonscan as jsonscan
+from ..._wire._framing import SSEEvent
+from ..._wire._jsonenvelope import MISSING, Envelope
 from ._errors import stream_error
 from ._quirks import KeptFields, content_items
 

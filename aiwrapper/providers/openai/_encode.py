@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ... import _errors as errors
-from ..._contract import ProviderRequest, ToolChoice
-from ..._messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
-from ..._output import OutputSpec
+from ..._conversation._messages import LangMessage, TextPart, ThinkingPart, ToolCallPart
+from ..._run._contract import ProviderRequest, ToolChoice
+from ..._run._output import OutputSpec
 from ..._tools.decorator import read_only_schema
 from .._base import error_result_text, refuse_unenforceable, result_text
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
-    from ..._options import LangOptions
+    from ..._run._options import LangOptions
 
 __all__ = [
     "call_ids",

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..._messages import ToolCallPart
-from ..._result import LangResult
-from ..._serving import (
+from ..._conversation._messages import ToolCallPart
+from ..._conversation._result import LangResult
+from .._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,

@@ -15,12 +15,18 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..._callstate import call_part, packed_id
-from ..._messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
-from ..._result import FunctionCall, LangResult
-from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..._runevents import ThinkingDelta as ThinkingText
-from ..._serving import ClientRequest, GatewayError, sse
+from ..._conversation._messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
+from ..._conversation._result import FunctionCall, LangResult
+from ..._conversation._runevents import (
+    CallArgumentsDelta,
+    CallReady,
+    CallStarted,
+    RunEvent,
+    TextDelta,
+)
+from ..._conversation._runevents import ThinkingDelta as ThinkingText
+from .._callstate import call_part, packed_id
+from .._serving import ClientRequest, GatewayError, sse
 from ..anthropic._front_stream import kept_block, signature
 from ._decode import _FINISH
 

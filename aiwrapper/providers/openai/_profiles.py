@@ -16,7 +16,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ... import _errors as errors
-from ..._modelrules import thinking_effort
+from ..._knowledge._modelrules import thinking_effort
 
 __all__ = [
     "COMPATIBLE_PROFILE",

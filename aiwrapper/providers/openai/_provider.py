@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ... import _errors as errors
-from ..._contract import OutputSupport, ProviderRequest
-from ..._events import Event
-from ..._httpcall import HttpCall
-from ..._output import output_spec
+from ..._conversation._events import Event
+from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._output import output_spec
+from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
 from ._decode import OpenAIStreamDecoder, decode_body
 from ._encode import encode_messages, encode_response_format, encode_sampling, encode_tools

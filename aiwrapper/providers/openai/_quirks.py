@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._events import Event, OpaquePartEvent, TextDelta, ThinkingDelta
-from ..._messages import ProviderState
+from ..._conversation._events import Event, OpaquePartEvent, TextDelta, ThinkingDelta
+from ..._conversation._messages import ProviderState
 
 __all__ = ["KeptFields", "content_items"]
 

@@ -1,13 +1,14 @@
 """What aiwrapper knows of OpenAI's models and of the compatible presets' own.
 
 The registry gathers these rows with every other package's for ``aiwrapper.models`` (see
-``aiwrapper._modelrules`` for how rows are written and merged). The Responses API reads the
+``aiwrapper._knowledge._modelrules`` for how rows are written and
+merged). The Responses API reads the
 same rows: OpenAI's models are the same whichever of its APIs serves them.
 """
 
 from __future__ import annotations
 
-from ..._modelrules import Rule, ids, rule, rule_table
+from ..._knowledge._modelrules import Rule, ids, rule, rule_table
 from ._profiles import OPENAI_PROFILE
 
 __all__ = ["CATALOGUE_IDS", "EXAMPLE_MODELS", "MODEL_RULES", "rules_for"]

@@ -17,7 +17,7 @@ from .._lazy import lazy_exports
 from ..openai._profiles import OPENAI_PROFILE
 
 if TYPE_CHECKING:
-    from ..._serving import Frontend
+    from .._serving import Frontend
     from ._choice import API_CHOICES, NAME, Api, uses_responses
     from ._decode import ResponsesStreamDecoder
     from ._encode import flat_tool

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import _errors as errors
-from ... import _jsonscan as jsonscan
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
@@ -30,9 +29,10 @@ from ..._events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ..._framing import SSEEvent
-from ..._jsonenvelope import MISSING, Envelope
-from ..._messages import ProviderState
+from ..._conversation._messages import ProviderState
+from ..._wire import _jsonscan as jsonscan
+from ..._wire._framing import SSEEvent
+from ..._wire._jsonenvelope import MISSING, Envelope
 from ._errors import error_event, failed_response
 from ._fields import (
     Key,

@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ... import _errors as errors
-from ..._contract import ProviderRequest
-from ..._messages import LangMessage, OpaquePart, TextPart, ToolCallPart
-from ..._modelrules import thinking_effort
-from ..._options import LangOptions
-from ..._output import OutputSpec, output_spec
+from ..._conversation._messages import LangMessage, OpaquePart, TextPart, ToolCallPart
+from ..._knowledge._modelrules import thinking_effort
+from ..._run._contract import ProviderRequest
+from ..._run._options import LangOptions
+from ..._run._output import OutputSpec, output_spec
 from ..._tools import Tool
 from .._base import error_result_text, merge_extra_body, result_text, sampling_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id

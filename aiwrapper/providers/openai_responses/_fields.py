@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..._events import UsageEvent
+from ..._conversation._events import UsageEvent
 
 __all__ = [
     "Key",

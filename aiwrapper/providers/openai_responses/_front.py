@@ -17,9 +17,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..._messages import LangMessage
-from ..._result import LangResult
-from ..._serving import (
+from ..._conversation._messages import LangMessage
+from ..._conversation._result import LangResult
+from .._serving import (
     ClientRequest,
     GatewayError,
     bad_request,

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._conversation._messages import LangMessage, LangMessages, messages_from_dict
 from ..._errors import ConfigError
-from ..._messages import LangMessage, LangMessages, messages_from_dict
-from ..._serving import bad_request
+from .._serving import bad_request
 from ._front_items import reasoning_part
 
 __all__ = ["read_input"]

@@ -3,7 +3,8 @@
 A turn's parts become output items in their order: a run of text is a ``message`` item (one
 ``output_text`` part), a thinking part a ``reasoning`` item (its text as one ``summary_text``
 part), a call a ``function_call`` item whose ``call_id`` carries the call's provider state
-(``aiwrapper._callstate``). Backend state on reasoning (Anthropic signatures and redacted thinking,
+(``aiwrapper.providers._callstate``). Backend state on reasoning (Anthropic signatures and
+redacted thinking,
 Gemini thought signatures) rides in the reasoning item's ``encrypted_content``, the field
 every Responses client already echoes back unchanged, so the backend gets it again.
 ``_front.py`` builds whole responses from these, ``_front_stream.py`` the items
@@ -16,10 +17,17 @@ import time
 import uuid
 from typing import Any, TypeGuard, Union
 
-from ..._callstate import packed, packed_id, unpacked
-from ..._messages import OpaquePart, Part, ProviderState, TextPart, ThinkingPart, ToolCallPart
-from ..._result import LangResult
-from ..._serving import ClientRequest
+from ..._conversation._messages import (
+    OpaquePart,
+    Part,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from ..._conversation._result import LangResult
+from .._callstate import packed, packed_id, unpacked
+from .._serving import ClientRequest
 
 __all__ = [
     "Reasoning",

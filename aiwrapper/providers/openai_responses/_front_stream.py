@@ -21,12 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, Union
 
-from ..._callstate import packed_id
-from ..._messages import Part, TextPart, ThinkingPart, ToolCallPart
-from ..._result import FunctionCall, LangResult
-from ..._runevents import CallArgumentsDelta, CallReady, CallStarted, RunEvent, TextDelta
-from ..._runevents import ThinkingDelta as ThinkingText
-from ..._serving import ClientRequest, GatewayError, sse, turn_parts
+from ..._conversation._messages import Part, TextPart, ThinkingPart, ToolCallPart
+from ..._conversation._result import FunctionCall, LangResult
+from ..._conversation._runevents import (
+    CallArgumentsDelta,
+    CallReady,
+    CallStarted,
+    RunEvent,
+    TextDelta,
+)
+from ..._conversation._runevents import ThinkingDelta as ThinkingText
+from .._callstate import packed_id
+from .._serving import ClientRequest, GatewayError, sse, turn_parts
 from ._front_items import (
     Reasoning,
     call_item,

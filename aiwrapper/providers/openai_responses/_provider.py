@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ... import _errors as errors
-from ..._contract import OutputSupport, ProviderRequest
-from ..._events import Event
-from ..._httpcall import HttpCall
+from ..._conversation._events import Event
+from ..._run._contract import OutputSupport, ProviderRequest
+from ..._wire._httpcall import HttpCall
 from ..openai._errors import error_from_response
 from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
 from ..openai._provider import account_headers

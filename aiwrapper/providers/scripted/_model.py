@@ -14,9 +14,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Union
 
-from ..._contract import EventSink, ProviderRequest
-from ..._errors import ConfigError
-from ..._events import (
+from ..._conversation._events import (
     Event,
     FinishEvent,
     TextDelta,
@@ -26,9 +24,11 @@ from ..._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ..._messages import LangMessage, LangMessages, ToolCallPart
-from ..._options import LangOptions
-from ..._output import output_spec
+from ..._conversation._messages import LangMessage, LangMessages, ToolCallPart
+from ..._errors import ConfigError
+from ..._run._contract import EventSink, ProviderRequest
+from ..._run._options import LangOptions
+from ..._run._output import output_spec
 from ..._tools import Tool, sample_arguments
 from ..._tools.guess import arguments_from_prompt
 

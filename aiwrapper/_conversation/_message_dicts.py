@@ -1,0 +1,173 @@
+"""Message dicts given to ``chat``: OpenAI's and Anthropic's shapes read into ``LangMessage``.
+
+``content`` may be a string or a content list: OpenAI text parts (``text``, ``refusal``) or
+Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
+``tool_result``). An Anthropic user message holding ``tool_result`` blocks becomes one
+``tool`` message per result (and a user message for any text beside them), which is how the
+conversation is kept here. A block that cannot be read (an image, an unknown type) is a
+``ConfigError``: a conversation given by the user is never silently shortened. The reader
+yields each message's fields, built of plain parts: building ``LangMessage``s from them, and
+writing messages back as dicts, stays in ``_messages.py``, which stands above this module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from typing_extensions import NotRequired, TypedDict
+
+from .._errors import ConfigError
+from .._wire._jsontext import loads_standard
+from ._call import FunctionCall
+from ._parts import OpaquePart, Part, ProviderState, Role, TextPart, ThinkingPart, ToolCallPart
+
+__all__ = ["MessageFields", "read_message_dict"]
+
+_ROLES = ("system", "developer", "user", "assistant", "tool")
+_TEXT_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
+_ANTHROPIC = "anthropic"  # thinking signatures and redacted blocks are Anthropic's own state
+
+
+class MessageFields(TypedDict):
+    """One message as read from a dict: the arguments that build its ``LangMessage``."""
+
+    role: Role
+    parts: list[Part]
+    tool_call_id: NotRequired[str | None]
+    name: NotRequired[str | None]
+    is_error: NotRequired[bool]
+    error_type: NotRequired[str | None]
+
+
+def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
+    """The messages one dict holds (several for an Anthropic user turn of tool results).
+
+    Raises:
+        ConfigError: An unknown role, a block or part that cannot be read, a tool call
+            without id or name, or a tool message without ``tool_call_id``.
+    """
+    role = data.get("role")
+    if role not in _ROLES:
+        raise ConfigError(f"message role must be system, user, assistant or tool, not {role!r}")
+    if role == "tool" and not data.get("tool_call_id"):
+        raise ConfigError("a tool message needs the 'tool_call_id' of the call it answers")
+    parts: list[Part] = []
+    if data.get("thinking"):
+        parts.append(ThinkingPart(str(data["thinking"])))
+    out: list[MessageFields] = []
+    for block in _content_blocks(data.get("content")):
+        if block.get("type") == "tool_result" and role == "user":
+            out.append(_tool_result(block))
+        else:
+            parts.append(_part(block, role))
+    for raw in data.get("tool_calls") or ():
+        parts.append(ToolCallPart(_call_from_dict(raw)))
+    message = MessageFields(
+        role="system" if role == "developer" else role,
+        parts=_joined(parts),
+        tool_call_id=data.get("tool_call_id"),
+        name=data.get("name"),
+        is_error=bool(data.get("is_error", False)),
+        error_type=data.get("error_type"),
+    )
+    if out and not message["parts"]:  # a turn of results alone: no empty user message after
+        return out
+    return [*out, message]
+
+
+def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list) and all(isinstance(block, Mapping) for block in content):
+        return content
+    raise ConfigError(
+        f"message content must be a string or a list of content blocks, not {content!r}"
+    )
+
+
+def _part(block: Mapping[str, Any], role: str) -> Part:
+    kind = block.get("type", "text" if "text" in block else None)  # {"text": ...} alone
+    if kind in _TEXT_KEYS:
+        return TextPart(_string(block, _TEXT_KEYS[kind]))
+    if role == "assistant" and kind == "thinking":
+        signature = block.get("signature")
+        state = ProviderState(_ANTHROPIC, {"signature": signature}) if signature else None
+        return ThinkingPart(_string(block, "thinking"), state)
+    if role == "assistant" and kind == "redacted_thinking":
+        return OpaquePart(ProviderState(_ANTHROPIC, {"block": dict(block)}), kind="thinking")
+    if role == "assistant" and kind == "tool_use":
+        return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC))
+    raise ConfigError(
+        f"this {role} message holds a content block that cannot be read here: "
+        f"{dict(block)!r:.200} "
+        "(text, thinking, tool_use and tool_result blocks are read)"
+    )
+
+
+def _string(block: Mapping[str, Any], key: str) -> str:
+    value = block.get(key)
+    if not isinstance(value, str):
+        raise ConfigError(f"a {block.get('type')!r} block needs a string {key!r}: {dict(block)!r}")
+    return value
+
+
+def _joined(parts: list[Part]) -> list[Part]:
+    """Consecutive text parts as one, the way a streamed turn keeps them."""
+    out: list[Part] = []
+    for part in parts:
+        previous = out[-1] if out else None
+        if type(part) is TextPart and type(previous) is TextPart and previous.state is None:
+            previous.text += part.text
+        else:
+            out.append(part)
+    return out
+
+
+def _tool_result(block: Mapping[str, Any]) -> MessageFields:
+    call_id = block.get("tool_use_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise ConfigError(f"a tool_result block needs its 'tool_use_id': {dict(block)!r}")
+    texts = [_part(b, "tool") for b in _content_blocks(block.get("content"))]
+    return MessageFields(
+        role="tool",
+        parts=_joined(texts),
+        tool_call_id=call_id,
+        is_error=bool(block.get("is_error", False)),
+    )
+
+
+def _call_from_dict(raw: Mapping[str, Any], *, provider: str | None = None) -> FunctionCall:
+    """An OpenAI ``tool_calls`` entry or an Anthropic ``tool_use`` block as a finished call."""
+    fn = raw.get("function", raw)
+    call_id, name = raw.get("id"), fn.get("name") if isinstance(fn, Mapping) else None
+    if not call_id or not name:
+        raise ConfigError(f"a tool call needs an 'id' and a function 'name': {dict(raw)!r}")
+    given = fn.get("arguments", raw.get("input", {}))
+    arguments = _arguments(str(call_id), given)
+    return FunctionCall(
+        id=str(call_id),
+        name=str(name),
+        arguments=arguments,
+        raw_arguments=given
+        if isinstance(given, str)
+        else json.dumps(arguments, separators=(",", ":"), ensure_ascii=False),
+        provider=provider,
+        status="done",
+    )
+
+
+def _arguments(call_id: str, given: Any) -> dict[str, Any]:
+    """A call's arguments (JSON text or an object) as a dict."""
+    value = given
+    if isinstance(given, str):
+        try:
+            value = loads_standard(given) if given.strip() else {}
+        except ValueError as exc:
+            raise ConfigError(f"tool call {call_id!r} has arguments that are not JSON") from exc
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"tool call {call_id!r} has arguments that are not a JSON object")
+    return dict(value)

@@ -1,0 +1,272 @@
+"""The conversation: ``LangMessage``, its parts, and the ``LangMessages`` list.
+
+Pure data shared by every provider. A message is a role and an ordered list of parts (text,
+thinking, tool calls, opaque blocks), which live on the floor below (``_parts``) and are
+exported here too. Message dicts (a ``role``; ``content`` as text, text parts or content
+blocks; ``tool_calls``) are read by ``message_dicts`` into fields, from which messages are
+built here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .._errors import ConfigError
+from ._call import FunctionCall
+from ._message_dicts import read_message_dict
+from ._parts import (
+    ImagePart,
+    JSONValue,
+    OpaquePart,
+    Part,
+    ProviderState,
+    Role,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from ._serialize import serialize_result
+
+__all__ = [
+    "ImagePart",
+    "JSONValue",
+    "LangMessage",
+    "LangMessages",
+    "OpaquePart",
+    "Part",
+    "ProviderState",
+    "Role",
+    "TextPart",
+    "ThinkingPart",
+    "ToolCallPart",
+    "messages_from_dict",
+]
+
+
+@dataclass(slots=True, eq=False)
+class LangMessage:
+    """One message of a conversation.
+
+    Tool results are messages with role ``tool``: ``content`` is the result text for the model,
+    ``tool_call_id`` and ``name`` name the call, ``is_error`` and ``error_type`` mark failures.
+    """
+
+    role: Role
+    parts: list[Part] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+    error_type: str | None = None
+
+    @property
+    def content(self) -> str:
+        """All text parts joined."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def answer(self) -> str:
+        """The text after the last server-side tool block, joined (all text when there is none).
+
+        A turn that used a provider-side tool (web search, code execution) writes a preamble
+        before it and its answer after its result; like text written before local tool calls,
+        the preamble stays in the message but is not the answer.
+        """
+        parts = self.parts
+        start = 0
+        for i in range(len(parts) - 1, -1, -1):
+            part = parts[i]
+            if type(part) is OpaquePart and part.kind == "raw":
+                start = i + 1
+                break
+        return "".join(p.text for p in parts[start:] if isinstance(p, TextPart))
+
+    @property
+    def thinking(self) -> str:
+        """All visible reasoning joined."""
+        return "".join(p.text for p in self.parts if isinstance(p, ThinkingPart))
+
+    @property
+    def tool_calls(self) -> list[FunctionCall]:
+        """The calls this (assistant) message made, in order."""
+        return [p.call for p in self.parts if isinstance(p, ToolCallPart)]
+
+    @classmethod
+    def text(cls, role: Role, text: str) -> LangMessage:
+        """A message holding one text part."""
+        return cls(role, [TextPart(text)])
+
+    @classmethod
+    def tool_result(
+        cls,
+        call: FunctionCall,
+        content: str,
+        *,
+        is_error: bool = False,
+        error_type: str | None = None,
+        images: Iterable[ImagePart] = (),
+    ) -> LangMessage:
+        """The result of ``call`` as the model will see it (``images`` after the text)."""
+        return cls(
+            "tool",
+            [TextPart(content), *images],
+            tool_call_id=call.id,
+            name=call.name,
+            is_error=is_error,
+            error_type=error_type,
+        )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LangMessage:
+        """Build a message from a message dict (``role``, ``content``...: see ``message_dicts``).
+
+        Raises:
+            ConfigError: The dict cannot be read, or holds several messages (a user turn of
+                ``tool_result`` blocks: give it to ``LangMessages`` instead).
+        """
+        messages = messages_from_dict(data)
+        if len(messages) != 1:
+            raise ConfigError(
+                f"this dict holds {len(messages)} messages (tool results): add it to a "
+                "LangMessages instead"
+            )
+        return messages[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """This message as a dict of ``role``, ``content`` and ``tool_calls`` (function calls
+        with JSON ``arguments``), which ``from_dict`` reads back; opaque provider state is left
+        out."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.thinking:
+            out["thinking"] = self.thinking
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments_json()},
+                }
+                for c in self.tool_calls
+            ]
+        if self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+            out["name"] = self.name
+            if self.is_error:
+                out["is_error"] = True
+                if self.error_type:
+                    out["error_type"] = self.error_type
+        return out
+
+    def __repr__(self) -> str:
+        bits = [f"role={self.role!r}"]
+        if self.content:
+            bits.append(f"content={self.content!r}")
+        if self.tool_calls:
+            bits.append(f"tool_calls={[c.name for c in self.tool_calls]!r}")
+        if self.tool_call_id:
+            bits.append(f"tool_call_id={self.tool_call_id!r}")
+        return f"LangMessage({', '.join(bits)})"
+
+
+MessageLike = Union[LangMessage, Mapping[str, Any]]
+
+
+class LangMessages(list[LangMessage]):
+    """The conversation as a list of ``LangMessage``; message dicts are read too.
+
+    The ``add_*`` helpers append and return the list itself, so calls chain::
+
+        await lang.chat(result.messages.add_user("And tomorrow?"))
+
+    ``with_user`` returns a new list instead and leaves this one as it is, so a notebook cell
+    that continues a conversation can run twice without asking the question twice::
+
+        await lang.chat(result.messages.with_user("And tomorrow?"))
+    """
+
+    def __init__(self, messages: Iterable[MessageLike] = ()) -> None:
+        super().__init__(m for given in messages for m in _to_messages(given))
+
+    def add(self, message: MessageLike) -> LangMessages:
+        """Append a message (a ``LangMessage``, or a message dict ``from_dict`` reads)."""
+        self.extend(_to_messages(message))
+        return self
+
+    def add_user(self, text: str) -> LangMessages:
+        """Append a user message."""
+        return self.add(LangMessage.text("user", text))
+
+    def with_user(self, text: str) -> LangMessages:
+        """A copy with a user message appended; this conversation is left unchanged."""
+        return LangMessages(self).add_user(text)
+
+    def add_system(self, text: str) -> LangMessages:
+        """Append a system message."""
+        return self.add(LangMessage.text("system", text))
+
+    def add_assistant(self, text: str) -> LangMessages:
+        """Append an assistant message."""
+        return self.add(LangMessage.text("assistant", text))
+
+    def add_tool_result(
+        self, call: FunctionCall, value: Any, *, is_error: bool = False
+    ) -> LangMessages:
+        """Append the result of ``call`` (any value; non-strings are sent as JSON)."""
+        content = value if isinstance(value, str) else serialize_result(value)
+        call.result, call.status = value, "error" if is_error else "done"
+        return self.add(LangMessage.tool_result(call, content, is_error=is_error))
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        """The conversation as dicts (``LangMessage.to_dict``)."""
+        return [m.to_dict() for m in self]
+
+    def with_thinking_as_text(self) -> LangMessages:
+        """A copy in which the model's visible reasoning is plain text, for another provider.
+
+        Providers drop reasoning they did not produce (its signatures mean nothing to them).
+        Before moving a conversation, this keeps that reasoning readable instead: each
+        thinking part becomes a text part ``<thinking>...</thinking>``, opaque reasoning
+        (redacted, encrypted) is left out, and no provider state survives on the copy.
+        """
+        return LangMessages(_portable(m) for m in self)
+
+    def __repr__(self) -> str:
+        return f"LangMessages({list.__repr__(self)})"
+
+
+def _portable(message: LangMessage) -> LangMessage:
+    parts: list[Part] = []
+    for part in message.parts:
+        if isinstance(part, ThinkingPart):
+            if part.text:
+                parts.append(TextPart(f"<thinking>{part.text}</thinking>"))
+        elif isinstance(part, TextPart):
+            parts.append(TextPart(part.text))
+        elif isinstance(part, ToolCallPart):
+            parts.append(ToolCallPart(part.call))
+    return LangMessage(
+        message.role,
+        parts,
+        tool_call_id=message.tool_call_id,
+        name=message.name,
+        is_error=message.is_error,
+        error_type=message.error_type,
+    )
+
+
+def _to_messages(message: MessageLike) -> list[LangMessage]:
+    if isinstance(message, LangMessage):
+        return [message]
+    if isinstance(message, Mapping):
+        return messages_from_dict(message)
+    raise TypeError(f"expected a LangMessage or a dict, not {type(message).__name__}")
+
+
+def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:
+    """The messages one message dict holds (several for a user turn of tool results).
+
+    Raises:
+        ConfigError: The dict cannot be read (see ``message_dicts``).
+    """
+    return [LangMessage(**fields) for fields in read_message_dict(data)]

@@ -1,0 +1,250 @@
+"""Stream framing: raw body bytes in, complete SSE events or NDJSON lines out.
+
+Protocol code without I/O, in the style of httpcore and httpx-sse: each decoder is fed the
+body's byte chunks exactly as they arrive (split anywhere, even inside a multi-byte UTF-8
+character or between CR and LF) and returns what is complete. Transport (``_http.py``) and the
+meaning of each event (``providers/<name>.py``) live elsewhere.
+
+Speed matters here (every streamed token passes through): the decoders work on bytes, find
+boundaries with C-level searches, keep an unfinished tail as a list of chunks joined only once
+its boundary arrives, decode UTF-8 once per batch of whole events, and normalize line ends
+only when a CR is actually present.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+
+from .._errors import StreamError
+
+__all__ = ["NDJSONDecoder", "SSEDecoder", "SSEEvent"]
+
+SSEEvent = tuple[str | None, str]
+"""One dispatched SSE event: its ``event:`` name (None when unnamed) and its data."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class _Framer:
+    """Shared state of the decoders: the unfinished tail, and whether the last chunk ended in CR.
+
+    ``max_frame`` caps the unfinished tail (one SSE event or NDJSON line, in bytes): a server
+    that never ends its line is a ``StreamError`` once the tail is that long, not unbounded
+    memory. None means no cap.
+    """
+
+    __slots__ = ("_cr", "_max", "_parts", "_size")
+
+    def __init__(self, max_frame: int | None = None) -> None:
+        self._parts: list[bytes] = []
+        self._cr = False
+        self._max = max_frame
+        self._size = 0  # bytes in _parts
+
+    def _hold(self, tail: bytes) -> None:
+        """Keep ``tail`` until its frame ends, within ``max_frame``."""
+        self._parts.append(tail)
+        self._size += len(tail)
+        if self._max is not None and self._size > self._max:
+            raise StreamError(
+                f"a stream frame (SSE event or NDJSON line) is longer than {self._max:,} bytes "
+                "(SizeLimits.frame_bytes; pass limits=SizeLimits(frame_bytes=...) to allow more)"
+            )
+
+    def _lf_only(self, chunk: bytes) -> bytes:
+        """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends).
+
+        A CR ends its line at once, even as a chunk's last byte (a stream with lone-CR line
+        ends must not wait for the next chunk to dispatch); only an LF right after it, maybe
+        in the next chunk, is then dropped as the second half of a CRLF.
+        """
+        if self._cr:
+            if not chunk:
+                return chunk
+            self._cr = False
+            if chunk[0] == 0x0A:
+                chunk = chunk[1:]
+        if chunk[-1:] == b"\r":
+            self._cr = True
+        chunk = chunk.replace(b"\r\n", b"\n")
+        return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
+
+    def _rest(self) -> bytes:
+        """Everything still pending at the end of the body."""
+        rest = b"".join(self._parts)
+        self._parts.clear()
+        self._size = 0
+        self._cr = False
+        return rest
+
+
+class SSEDecoder(_Framer):
+    """Incremental Server-Sent Events decoder.
+
+    ``feed`` returns every event completed by the chunk as ``(event name or None, data)``,
+    the data of several ``data:`` lines joined with ``"\\n"``. Comment lines (``:`` first, e.g.
+    OpenRouter's ``: OPENROUTER PROCESSING``), ``id:`` and ``retry:`` are ignored, and an event
+    without data lines is not dispatched. ``flush`` dispatches an event left unterminated when
+    the body ends.
+    """
+
+    __slots__ = ("_bom", "_started")
+
+    def __init__(self, max_frame: int | None = None) -> None:
+        super().__init__(max_frame)
+        self._started = False
+        self._bom = b""  # the first bytes of the body while they may still be a split BOM
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """Decode one chunk of the body; return the events it completes."""
+        if not self._started:
+            chunk = self._start(chunk)
+        if self._cr or b"\r" in chunk:
+            chunk = self._lf_only(chunk)
+        parts = self._parts
+        if not parts:
+            if chunk[-2:] == b"\n\n":
+                # Servers usually flush whole events: nothing to buffer, one decode.
+                return _parse_blocks(chunk[:-2].decode("utf-8", "replace"))
+            if b"\n\n" not in chunk:
+                if chunk:
+                    self._hold(chunk)
+                return []
+            pending = chunk
+        elif not chunk:
+            return []  # an empty part would hide a blank line straddling its neighbours
+        else:
+            # The blank line may straddle the previous chunk and this one.
+            if b"\n\n" not in chunk and not (chunk[:1] == b"\n" and parts[-1][-1:] == b"\n"):
+                self._hold(chunk)
+                return []
+            parts.append(chunk)
+            pending = b"".join(parts)
+            parts.clear()
+            self._size = 0
+        end = pending.rfind(b"\n\n")
+        if end + 2 < len(pending):
+            self._hold(pending[end + 2 :])
+        # Everything before the last blank line is whole events, hence whole UTF-8.
+        return _parse_blocks(pending[:end].decode("utf-8", "replace"))
+
+    def flush(self) -> list[SSEEvent]:
+        """The body ended: dispatch a pending event that had no final blank line."""
+        if not self._parts:  # the body ended with its last event (the common case)
+            self._cr = False
+            return []
+        return _parse_blocks(self._rest().decode("utf-8", "replace"))
+
+    def _start(self, chunk: bytes) -> bytes:
+        # The event-stream grammar allows one leading UTF-8 BOM; it is not data. Anywhere
+        # else a BOM is an ordinary character (so a field name it precedes is unknown).
+        if self._bom:
+            chunk = self._bom + chunk
+        if len(chunk) < 3 and _BOM.startswith(chunk):
+            self._bom = chunk  # maybe a BOM split across chunks: wait for its other bytes
+            return b""
+        self._started = True
+        self._bom = b""
+        return chunk[3:] if chunk.startswith(_BOM) else chunk
+
+
+def _parse_blocks(text: str) -> list[SSEEvent]:
+    """The events of LF-separated text made of whole events (blank-line separated)."""
+    if text[:6] == "data: ":
+        if "\n" not in text:
+            return [(None, text[6:])]  # one event, one data line
+        # Several one-line ``data: ...`` events (the unnamed shape): then every LF belongs to
+        # a "\n\ndata: " separator, which the payloads show by holding none.
+        payloads = text.split("\n\ndata: ")
+        payloads[0] = payloads[0][6:]
+        if "\n" not in "".join(payloads):  # a copy and one C search: less than counting LFs
+            return list(zip(repeat(None), payloads))
+    elif text[:7] == "event: " and text.count("\n") % 3 == 1:
+        named = _named_events(text)
+        if named is not None:
+            return named
+    events: list[SSEEvent] = []
+    for block in text.split("\n\n"):
+        if block[:6] == "data: " and "\n" not in block:
+            events.append((None, block[6:]))
+            continue
+        # The named shape: ``event: name`` then one ``data: ...`` line.
+        head, _, rest = block.partition("\n")
+        if head[:7] == "event: " and rest[:6] == "data: " and "\n" not in rest:
+            events.append((head[7:] or None, rest[6:]))
+            continue
+        event = _parse_block(block)
+        if event is not None:
+            events.append(event)
+    return events
+
+
+def _named_events(text: str) -> list[SSEEvent] | None:
+    """Events all in the named shape, ``event: name`` then one ``data: ...`` line; else None.
+
+    The lines then go name, data, blank, name, data, ... : checked with whole-list string
+    operations, which cost a fraction of reading each event's lines on its own.
+    """
+    lines = text.split("\n")
+    names, payloads, blanks = lines[0::3], lines[1::3], lines[2::3]
+    if (
+        any(blanks)
+        or not all(map(str.startswith, names, repeat("event: ")))
+        or not all(map(str.startswith, payloads, repeat("data: ")))
+    ):
+        return None
+    return [(name[7:] or None, data[6:]) for name, data in zip(names, payloads, strict=True)]
+
+
+def _parse_block(block: str) -> SSEEvent | None:
+    """One event's lines as ``(name, data)``; None when it has no data line."""
+    name: str | None = None
+    data: list[str] = []
+    for line in block.split("\n"):
+        if not line or line[0] == ":":  # blank, or a comment / keep-alive
+            continue
+        field, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            name = value or None  # an empty name means the default ("message")
+        # Other fields (id, retry, unknown ones) carry nothing the providers use.
+    if not data:
+        return None
+    return name, "\n".join(data)
+
+
+class NDJSONDecoder(_Framer):
+    """Incremental newline-delimited JSON framing: complete, non-blank lines as text.
+
+    CRLF is tolerated; lines are not parsed here (the provider decoder does that).
+    """
+
+    __slots__ = ()
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Decode one chunk of the body; return the lines it completes."""
+        if self._cr or b"\r" in chunk:
+            chunk = self._lf_only(chunk)
+        parts = self._parts
+        if b"\n" not in chunk:
+            if chunk:
+                self._hold(chunk)
+            return []
+        if parts:
+            parts.append(chunk)
+            chunk = b"".join(parts)
+            parts.clear()
+            self._size = 0
+        end = chunk.rfind(b"\n")
+        if end + 1 < len(chunk):
+            self._hold(chunk[end + 1 :])
+        lines = chunk[:end].decode("utf-8", "replace").split("\n")
+        return [line for line in lines if line and not line.isspace()]
+
+    def flush(self) -> list[str]:
+        """The body ended: return a last line that had no final newline."""
+        rest = self._rest().decode("utf-8", "replace").strip()
+        return [rest] if rest else []
