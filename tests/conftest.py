@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from aiwrapper import models
 from aiwrapper._knowledge import _catalogue as catalogue
+from aiwrapper._knowledge import _models as models
 from aiwrapper._run import _capabilities as capabilities
 
 

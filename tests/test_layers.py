@@ -1,10 +1,10 @@
-"""The floors of the package: each module imports only the floors below it, types included.
+"""Finer rules inside the layers that ``test_house`` orders, types included.
 
-The transport stands below the providers, and so do the tools, which name no vendor either
-(a dialect is found by name in its provider's package); a ground floor of plain data (calls,
+The transport reaches no provider, and neither do the tools, which name no vendor either (a
+dialect is found by name in its provider's package); a ground floor of plain data (calls,
 message parts and messages, results, run events, options, errors, the result serializer and
-JSON text) stands below everything else. Outside the provider packages no module names a
-vendor, but for the few allowances listed with their reasons.
+JSON text), drawn from several layers, stands below everything else. Outside the provider
+packages no module names a vendor, but for the few allowances listed with their reasons.
 """
 
 from __future__ import annotations

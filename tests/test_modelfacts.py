@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from aiwrapper import Lang, models
+from aiwrapper import Lang
 from aiwrapper._knowledge import _catalogue as catalogue
+from aiwrapper._knowledge import _models as models
 from aiwrapper._knowledge._modelfacts import ModelFacts
 from aiwrapper._run import _capabilities as capabilities
 from aiwrapper.models import ModelInfo, register_model

@@ -9,8 +9,8 @@ compared by identity, since it can be swapped (tests do).
 
 from __future__ import annotations
 
-from .. import models
 from . import _catalogue as catalogue
+from . import _models as models
 from ._modelinfo import ModelInfo
 
 __all__ = ["ModelFacts"]

@@ -19,8 +19,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..models import CapabilityWarning, ModelInfo, model_info, models_with
-from ..providers._registry import rules_for
+from .._knowledge._models import CapabilityWarning, ModelInfo, model_info, models_with
+from .._knowledge._tables import rules_for
 
 if TYPE_CHECKING:
     from .._conversation._result import RequestUsage

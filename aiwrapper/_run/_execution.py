@@ -22,11 +22,11 @@ from .._conversation._messages import ImagePart, LangMessage
 from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, serialize_result
-from .._wire._logs import log_tool_call, log_tool_exception
 from .._wire._sizelimits import SizeLimits, clip_text
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
+from ._toollog import log_tool_call, log_tool_exception
 
 __all__ = ["CallExecutor", "ToolOutcome"]
 

@@ -1,11 +1,10 @@
-"""Log lines: one per HTTP attempt and one per tool call, under ``logging.getLogger("aiwrapper")``.
+"""Log lines: one per HTTP attempt, under ``logging.getLogger("aiwrapper")``.
 
-Loggers: ``aiwrapper._wire._http`` (DEBUG: provider, model, URL without its query string, status,
-duration, request id, and the retry decision), ``aiwrapper._tools`` (DEBUG: each call's name,
-duration and outcome; WARNING with the traceback: an exception a tool raised that goes back
-to the model as an error result), and ``aiwrapper`` itself (WARNING: ``Lang.from_env()``
-falling back to the offline model). No line holds a key, a header or a body. The lines are
-formatted only when their level is enabled, so logging costs nothing when it is off.
+Loggers: ``aiwrapper.http`` (DEBUG: provider, model, URL without its query string, status,
+duration, request id, and the retry decision) here; ``aiwrapper.tools`` (each tool call) in
+``aiwrapper._run._toollog``; and ``aiwrapper`` itself (WARNING: ``Lang.from_env()`` falling
+back to the offline model). No line holds a key, a header or a body. The lines are formatted
+only when their level is enabled, so logging costs nothing when it is off.
 """
 
 from __future__ import annotations
@@ -14,14 +13,12 @@ import logging
 import time
 from collections.abc import Mapping
 
-from .._conversation._result import FunctionCall
 from ._httpcall import HttpCall
 
-__all__ = ["http_log", "log_attempt", "log_tool_call", "log_tool_exception", "root_log"]
+__all__ = ["http_log", "log_attempt", "root_log"]
 
 root_log = logging.getLogger("aiwrapper")
 http_log = logging.getLogger("aiwrapper.http")
-tool_log = logging.getLogger("aiwrapper.tools")
 # Most servers send x-request-id; some send request-id.
 _REQUEST_ID_HEADERS = ("x-request-id", "request-id")
 
@@ -50,27 +47,4 @@ def log_attempt(
         time.monotonic() - started,
         request_id or "-",
         f"; {decision}" if decision else "",
-    )
-
-
-def log_tool_call(call: FunctionCall, started: float) -> None:
-    """One finished tool call: its name, duration and outcome (never its arguments)."""
-    if tool_log.isEnabledFor(logging.DEBUG):
-        tool_log.debug(
-            "tool %s (%s) -> %s in %.3fs",
-            call.name,
-            call.id,
-            call.status,
-            time.monotonic() - started,
-        )
-
-
-def log_tool_exception(call: FunctionCall, exc: BaseException) -> None:
-    """A tool's exception, handed back to the model as an error result: seen here too."""
-    tool_log.warning(
-        "tool %s (%s) raised %s; the model gets it as an error result",
-        call.name,
-        call.id,
-        type(exc).__name__,
-        exc_info=exc,
     )

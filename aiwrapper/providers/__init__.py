@@ -13,6 +13,8 @@ provider, its defaults (``DEFAULT_BASE_URL``, ``API_KEY_ENV_VARS``, ``DEFAULT_MO
 rules and a builder that the ``Lang`` factory of its provider calls. Only the light tables
 (defaults, model rules, dialects) load with a package; its provider, wire code and front-ends
 load when first read, so ``import aiwrapper`` loads no provider and choosing one loads no other
-vendor's wire code. ``_base.py`` holds the helpers the packages share, and ``_registry.py``
-finds the packages by name.
+vendor's wire code. ``_base.py`` holds the helpers the packages share, ``_registry.py``
+finds the packages by name, and ``_serving.py`` with ``_callstate.py`` is the front-ends'
+contract with the gateway. In the house of layers this is the providers' room: it may import
+the run, the tools, the knowledge, the conversation and the wire, never a face.
 """

@@ -1,33 +1,27 @@
-"""Providers chosen by name, and what their packages know of models.
+"""Providers chosen by name, and the front-ends their packages serve.
 
 Each HTTP provider package exports ``API_KEY_ENV_VARS`` and a ``build(model)`` that makes its
 model with every default; this module only knows their names. A package is imported when it is
 looked at, so choosing one never loads the others' wire code. What the packages know of their
-models is gathered here for ``aiwrapper.models``: ``MODEL_RULES`` (rows of
-``aiwrapper._knowledge._modelrules``), ``EXAMPLE_MODELS`` (current models, per provider name) and
-``CATALOGUE_IDS`` (a provider name the models.dev catalogue spells differently), and the
-prefixes of their own request headers (``HEADER_PREFIXES``). Importing a
-package costs little: it loads its provider, wire code and front-ends when one of those names
-is first read, so gathering these loads none of them. A package that also serves its wire to
+models (rules, example models, catalogue ids, header prefixes) is gathered below the providers,
+in ``aiwrapper._knowledge._tables``, which also finds the packages. Importing a package costs
+little: it loads its provider, wire code and front-ends when one of those names is first
+read. A package that also serves its wire to
 clients exports ``FRONTENDS`` (POST path -> front-end); ``frontends()`` finds them all for the
 gateway, which knows no wire by name, and only then are the front-ends loaded.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import logging
 import os
-import pkgutil
-import types
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from types import ModuleType
-from typing import Any, NamedTuple, Protocol, cast
+from typing import NamedTuple, Protocol, cast
 
 from .._errors import ConfigError
-from .._knowledge._modelrules import Rule, merged_facts
+from .._knowledge._tables import provider_packages
 from .._run._contract import Model
 from ._serving import DefaultFrontend, Frontend
 
@@ -36,13 +30,9 @@ __all__ = [
     "Mounts",
     "build_for_route",
     "build_named",
-    "catalogue_ids",
-    "example_models",
     "from_env",
     "frontends",
-    "header_prefixes",
     "mounts_of",
-    "rules_for",
 ]
 
 HTTP_PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
@@ -108,59 +98,8 @@ def from_env(env: Mapping[str, str] = os.environ) -> Model:
     return build_named(chosen, env.get("AIWRAPPER_MODEL") or None)
 
 
-@functools.cache
-def _packages() -> tuple[ModuleType, ...]:
-    """Every provider package, imported (each loads its wire code only when it is read)."""
-    found = pkgutil.iter_modules([str(Path(__file__).parent)])
-    return tuple(_module(m.name) for m in sorted(found, key=lambda m: m.name) if m.ispkg)
-
-
 def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.{name}")
-
-
-def _exported(attribute: str) -> list[Any]:
-    """The value of ``attribute`` in every package that exports it."""
-    return [getattr(package, attribute) for package in _packages() if hasattr(package, attribute)]
-
-
-@functools.cache
-def _model_rules() -> tuple[Rule, ...]:
-    return tuple(row for rows in _exported("MODEL_RULES") for row in rows)
-
-
-@functools.lru_cache(maxsize=512)
-def rules_for(provider: str, model: str) -> Mapping[str, Any]:
-    """The merged facts of every package's rows of ``provider`` that match ``model``.
-
-    Read-only, and computed once per provider and model: the rows never change, and every run
-    asks for its model's facts.
-    """
-    return merged_facts(_model_rules(), provider, model)
-
-
-def example_models(provider: str) -> tuple[str, ...]:
-    """Current models of ``provider`` that the packages name, newest first (else none)."""
-    examples: list[Mapping[str, tuple[str, ...]]] = _exported("EXAMPLE_MODELS")
-    return next((named[provider] for named in examples if provider in named), ())
-
-
-@functools.cache
-def catalogue_ids() -> Mapping[str, str]:
-    """Provider names that the models.dev catalogue lists under another id, with that id."""
-    ids: dict[str, str] = {}
-    for named in _exported("CATALOGUE_IDS"):
-        ids.update(named)
-    return types.MappingProxyType(ids)
-
-
-@functools.cache
-def header_prefixes() -> tuple[str, ...]:
-    """Prefixes of the request headers the packages call their own (``HEADER_PREFIXES``).
-
-    A cassette records these beside the redacted secret ones: they change what a server does.
-    """
-    return tuple(prefix for prefixes in _exported("HEADER_PREFIXES") for prefix in prefixes)
 
 
 class Mounts(NamedTuple):
@@ -175,7 +114,7 @@ def frontends() -> Mounts:
 
     Every package is looked at, so a new one serving a wire needs no line anywhere else.
     """
-    return mounts_of(_packages())
+    return mounts_of(provider_packages())
 
 
 def mounts_of(packages: Iterable[object]) -> Mounts:

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
-from ..providers._registry import header_prefixes
+from .._knowledge._tables import header_prefixes
 
 __all__ = ["ReplayMismatchError", "cassette"]
 

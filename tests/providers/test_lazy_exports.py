@@ -63,7 +63,7 @@ def test_choosing_openai_loads_no_other_vendor_and_no_front_end() -> None:
 
 def test_a_rules_lookup_loads_no_provider_and_no_front_end() -> None:
     code = (
-        "from aiwrapper.providers._registry import rules_for, catalogue_ids\n"
+        "from aiwrapper._knowledge._tables import rules_for, catalogue_ids\n"
         "assert rules_for('anthropic', 'claude-opus-4-7')['thinking_form'] == 'adaptive_only'\n"
         "assert catalogue_ids()['openai-responses'] == 'openai'"
     )

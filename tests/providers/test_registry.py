@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aiwrapper._knowledge._modelrules import ids, merged_facts, rule
-from aiwrapper.providers._registry import (
+from aiwrapper._knowledge._tables import (
     catalogue_ids,
     example_models,
     header_prefixes,

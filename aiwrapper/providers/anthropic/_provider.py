@@ -32,12 +32,12 @@ from typing import Any, Literal
 
 from ... import _errors as errors
 from ..._conversation._events import Event
+from ..._knowledge._models import model_info
 from ..._run._contract import OutputSupport, ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
-from ...models import model_info
 from .._base import merge_extra_body
 from ._decode import AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids

@@ -1,4 +1,7 @@
-"""What a model can do, how much it can read and write, and what it costs.
+"""What a model can do, how much it can read and write, and what it costs: ``aiwrapper.models``.
+
+This module holds what the public ``aiwrapper.models`` exports, in the knowledge layer, so that
+the run can ask it without reaching up to a face.
 
 ``model_info(provider, model)`` answers from three sources, each overriding the one before:
 
@@ -21,9 +24,9 @@ import re
 import threading
 from typing import Any
 
-from ._knowledge import _catalogue as catalogue
-from ._knowledge._modelinfo import ModelCost, ModelInfo
-from .providers._registry import catalogue_ids, example_models, rules_for
+from . import _catalogue as catalogue
+from ._modelinfo import ModelCost, ModelInfo
+from ._tables import catalogue_ids, example_models, rules_for
 
 __all__ = [
     "CapabilityWarning",
