@@ -113,7 +113,7 @@ def __getattr__(name: str) -> object:
     if name == "notebook":
         return importlib.import_module(".notebook", __name__)
     if name == "VertexConfig":
-        from .providers.gemini import VertexConfig
+        from .providers._vertex import VertexConfig
 
         return VertexConfig
     raise AttributeError(f"module 'aiwrapper' has no attribute {name!r}")

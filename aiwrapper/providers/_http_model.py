@@ -16,6 +16,7 @@ from typing_extensions import Unpack
 from .. import _errors as errors
 from .._conversation._events import Event
 from .._run._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
+from .._wire._credentials import BearerToken
 from .._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from .._wire._http import HttpSettings, HttpTransport
 from .._wire._httpcall import HttpCall
@@ -51,6 +52,8 @@ class HttpModel:
         self.model = model
         self.provider = provider
         self.transport = transport
+        # Credentials that refresh themselves (a cloud's tokens), where the provider has them.
+        self.auth: BearerToken | None = getattr(provider, "auth", None)
 
     @classmethod
     def connect(cls, provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
@@ -71,12 +74,42 @@ class HttpModel:
         call = HttpCall(
             encoded.url, encoded.headers, encoded.body, encoded.stream, self.name, request.model
         )
+        if self.auth is not None:
+            await self._send_authorized(self.auth, call, request, sink)
+            return
+        await self._send(call, request, sink)
+
+    async def _send(self, call: HttpCall, request: ProviderRequest, sink: EventSink) -> None:
         limits = request.options.limits or _DEFAULT_SIZES
         if call.stream:
             await self._send_stream(call, request, sink, limits)
             return
         body = await self.transport.request_json(call, self.provider.error, limits=limits)
         await sink(self._decode(lambda: self.provider.decode_response(body, request)))
+
+    async def _send_authorized(
+        self, auth: BearerToken, call: HttpCall, request: ProviderRequest, sink: EventSink
+    ) -> None:
+        """Send with the current token; on a 401, refresh it once and send once more.
+
+        Only a refusal before any event is retried: an answer that already reached ``sink``
+        is never asked for twice.
+        """
+        token = await auth.token()
+        heard = False
+
+        async def watched(events: list[Event]) -> None:
+            nonlocal heard
+            heard = heard or bool(events)
+            await sink(events)
+
+        try:
+            await self._send(_with_token(call, token), request, watched)
+        except errors.AuthenticationError:
+            if heard:
+                raise
+            fresh = await auth.refresh(token)
+            await self._send(_with_token(call, fresh), request, sink)
 
     async def aclose(self) -> None:
         """Release the transport's connections."""
@@ -132,6 +165,11 @@ class HttpModel:
 
     def _undecodable(self, exc: Exception) -> errors.StreamError:
         return errors.StreamError(f"{self.name}: cannot decode the response ({exc!r})")
+
+
+def _with_token(call: HttpCall, token: str) -> HttpCall:
+    headers = {**call.headers, "Authorization": f"Bearer {token}"}
+    return HttpCall(call.url, headers, call.body, call.stream, call.provider, call.model)
 
 
 def _batched(decoder: StreamDecoder, sse: bool) -> _FeedMany:

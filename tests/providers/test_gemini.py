@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -108,11 +109,19 @@ def test_vertex_custom_base_url_replaces_the_host() -> None:
     )
 
 
-def test_missing_credentials_are_config_errors() -> None:
+def test_missing_credentials_are_config_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(errors.ConfigError, match="GEMINI_API_KEY"):
         GeminiProvider(api_key=None)
-    with pytest.raises(errors.ConfigError, match="access_token"):
+    # On Vertex, no token and no key means Application Default Credentials, from the extra.
+    monkeypatch.setitem(sys.modules, "google.auth", None)
+    with pytest.raises(errors.ConfigError, match=r"aiwrapper\[google\]"):
         GeminiProvider(api_key=None, vertex=VertexConfig(project="p"))
+
+
+def test_vertex_without_a_token_or_key_uses_application_default_credentials() -> None:
+    provider = GeminiProvider(api_key=None, vertex=VertexConfig(project="p"))
+    assert provider.auth is not None  # fetched on the first request, never at construction
+    assert "Authorization" not in provider._headers()
 
 
 def test_unknown_schema_dialect_is_config_error() -> None:

@@ -8,14 +8,15 @@ Google's error bodies. No I/O here: sending and SSE framing belong to ``_http.py
 ``_framing.py``.
 
 Vertex AI takes the same bodies and answers; only the URL and the credentials differ
-(``VertexConfig``). A bearer token is supplied by the user (no Google auth library is used);
-a Vertex "express mode" API key goes in ``x-goog-api-key`` like a Gemini API key.
+(``VertexConfig``, shared with Claude on Vertex in ``providers/_vertex.py``): a bearer token the
+user supplies, or credentials that refresh themselves (``auth``, which the HTTP model asks
+before each request); a Vertex "express mode" API key goes in ``x-goog-api-key`` like a Gemini
+API key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..._conversation._events import Event
@@ -26,6 +27,7 @@ from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body, refuse_unenforceable, sampling_fields
+from .._vertex import VertexConfig, vertex_token
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
 from ._encode import encode_contents, encode_system
@@ -52,32 +54,6 @@ _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 # Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
 # thinking docs: "If you use the thinking_level parameter with a model earlier than Gemini 3,
 # the model returns an error"), so an effort becomes a budget there, from the thinking table.
-
-
-@dataclass(frozen=True, slots=True)
-class VertexConfig:
-    """Where and how to reach Gemini on Vertex AI.
-
-    Attributes:
-        project: The Google Cloud project id. Empty with an API key (and no token) selects
-            express mode, whose URLs carry no project or location.
-        location: The region, e.g. ``"us-central1"``; ``"global"`` (default) uses the global
-            endpoint ``https://aiplatform.googleapis.com``.
-        access_token: An OAuth access token, sent as ``Authorization: Bearer``. Without it the
-            provider's ``api_key`` is sent as ``x-goog-api-key`` (express mode).
-        api_version: ``"v1beta1"`` (default, as Google's SDK) or ``"v1"``.
-    """
-
-    project: str
-    location: str = "global"
-    access_token: str | None = field(default=None, repr=False)
-    api_version: str = "v1beta1"
-
-    def host(self) -> str:
-        """The regional (or global) Vertex AI endpoint."""
-        if self.location == "global":
-            return "https://aiplatform.googleapis.com"
-        return f"https://{self.location}-aiplatform.googleapis.com"
 
 
 class GeminiProvider:
@@ -114,10 +90,10 @@ class GeminiProvider:
             raise ConfigError(
                 f"schema_dialect must be 'gemini' or 'gemini-json', not {schema_dialect!r}"
             )
-        token = vertex.access_token if vertex is not None else None
-        if not api_key and not token:
-            where = "a Vertex access_token or an express-mode api_key" if vertex else "an api_key"
-            raise ConfigError(f"Gemini needs {where} (GEMINI_API_KEY or GOOGLE_API_KEY)")
+        if not api_key and vertex is None:
+            raise ConfigError("Gemini needs an api_key (GEMINI_API_KEY or GOOGLE_API_KEY)")
+        # On Vertex without a token or key: refreshing credentials (ADC by default).
+        self.auth = vertex_token(vertex, api_key=api_key) if vertex is not None else None
         self.api_key = api_key
         self.base_url = base_url.rstrip("/")
         self.api_version = api_version
@@ -156,7 +132,7 @@ class GeminiProvider:
         headers = {"Content-Type": "application/json"}
         if self.vertex is not None and self.vertex.access_token:
             headers["Authorization"] = f"Bearer {self.vertex.access_token}"
-        elif self.api_key:
+        elif self.api_key and self.auth is None:
             headers["x-goog-api-key"] = self.api_key  # header, never ?key=, to keep URLs clean
         return headers
 
