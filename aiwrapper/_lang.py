@@ -121,13 +121,20 @@ class Lang:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
+        vertex: VertexConfig | None = None,
         options: OptionsLike = None,
         **settings: Unpack[AnthropicSettings],
     ) -> Lang:
-        """Anthropic Messages (key from ``ANTHROPIC_API_KEY``; model ``claude-sonnet-4-5``)."""
+        """Anthropic Messages (key from ``ANTHROPIC_API_KEY``; model ``claude-sonnet-4-5``).
+
+        Claude on Vertex AI: pass ``vertex=VertexConfig(project=..., location=...)``; Google
+        credentials (Application Default Credentials unless given) replace the key.
+        """
         from .providers import anthropic
 
-        model_ = anthropic.build(model, api_key=api_key, base_url=base_url, **settings)
+        model_ = anthropic.build(
+            model, api_key=api_key, base_url=base_url, vertex=vertex, **settings
+        )
         return cls(model_, options=options)
 
     @classmethod
@@ -143,7 +150,8 @@ class Lang:
     ) -> Lang:
         """Google Gemini (key from ``GEMINI_API_KEY``, then ``GOOGLE_API_KEY``).
 
-        Vertex AI: pass ``vertex=VertexConfig(project=..., location=..., access_token=...)``.
+        Vertex AI: pass ``vertex=VertexConfig(project=..., location=...)``, with an
+        ``access_token``, ``credentials``, or Application Default Credentials.
         The default model is ``gemini-2.5-flash``.
         """
         from .providers import gemini

@@ -67,14 +67,20 @@ def build_named(name: str, model: str | None = None) -> Model:
 
 
 def build_for_route(name: str, model: str) -> Model:
-    """The model ``model`` of the provider called ``name``, or of the compatible-server preset
-    called ``name`` (``groq``, ``vllm``...), each with its defaults and key.
+    """The model ``model`` of the provider called ``name``, of Claude on Vertex AI
+    (``vertex-anthropic``), or of the compatible-server preset called ``name`` (``groq``,
+    ``vllm``...), each with its defaults and key.
 
     Raises:
-        ConfigError: ``name`` is neither, or the key it needs is missing.
+        ConfigError: ``name`` is none of these, or the key or project it needs is missing.
     """
     if name in HTTP_PROVIDERS:
         return _package(name).build(model)
+    if name == "vertex-anthropic":
+        from . import anthropic
+        from ._vertex import vertex_from_env
+
+        return anthropic.build(model, vertex=vertex_from_env())
     from .openai import build_compatible
 
     return build_compatible(model=model, preset=name)

@@ -22,6 +22,7 @@ from ._rules import EXAMPLE_MODELS, MODEL_RULES
 if TYPE_CHECKING:
     from .._http_model import HttpModel
     from .._serving import Frontend
+    from .._vertex import VertexConfig
     from ._decode import AnthropicStreamDecoder
     from ._encode import wire_id
     from ._provider import DEFAULT_BASE_URL, AnthropicProvider
@@ -50,17 +51,20 @@ def build(
     version: str = "2023-06-01",
     betas: Sequence[str] = (),
     default_max_tokens: int | None = None,
+    vertex: VertexConfig | None = None,
     **http: Unpack[HttpSettings],
 ) -> HttpModel:
-    """Anthropic Messages as a model (key from ``ANTHROPIC_API_KEY``)."""
+    """Anthropic Messages as a model (key from ``ANTHROPIC_API_KEY``; Claude on Vertex AI
+    with ``vertex``, where Google credentials replace the key)."""
     from ._provider import DEFAULT_BASE_URL, AnthropicProvider
 
     provider = AnthropicProvider(
-        api_key=shared.api_key(api_key, API_KEY_ENV_VARS),
+        api_key=shared.api_key(api_key, API_KEY_ENV_VARS) if vertex is None else None,
         base_url=base_url or DEFAULT_BASE_URL,
         version=version,
         betas=betas,
         default_max_tokens=default_max_tokens,
+        vertex=vertex,
     )
     return shared.connect(provider, model or DEFAULT_MODEL, **http)
 

@@ -39,6 +39,7 @@ from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
+from .._vertex import VertexConfig, vertex_token
 from ._decode import AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids
 from ._errors import error_from_response
@@ -55,6 +56,7 @@ from ._output import output_format, output_schema_supported
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+VERTEX_VERSION = "vertex-2023-10-16"  # the body's anthropic_version on Vertex AI
 
 
 class AnthropicProvider:
@@ -70,6 +72,10 @@ class AnthropicProvider:
         default_max_tokens: ``max_tokens`` when the options leave it unset (the API
             requires one), before thinking headroom is added. ``None`` (default) sends the
             model's output limit when ``aiwrapper.models`` knows it, else 4096 plus headroom.
+        vertex: Send to Claude on Vertex AI instead (``api_key`` is then unused): the same
+            Messages body, without ``model`` and with Vertex's ``anthropic_version``, posted to
+            the model's ``:rawPredict`` (``:streamRawPredict`` when streamed) with a Google
+            bearer token. A ``base_url`` other than the default replaces the Vertex host.
     """
 
     name = NAME
@@ -86,8 +92,11 @@ class AnthropicProvider:
         version: str = "2023-06-01",
         betas: Sequence[str] = (),
         default_max_tokens: int | None = None,
+        vertex: VertexConfig | None = None,
     ) -> None:
-        self.api_key = api_key
+        self.vertex = vertex
+        self.auth = vertex_token(vertex) if vertex is not None else None
+        self.api_key = api_key if vertex is None else None
         self.base_url = base_url.rstrip("/")
         self.version = version
         self.betas = tuple(betas)
@@ -134,7 +143,23 @@ class AnthropicProvider:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
         return HttpCall(
-            self.base_url + "/v1/messages", self._headers(options), body, request.stream
+            self._url(body, request.stream), self._headers(options), body, request.stream
+        )
+
+    def _url(self, body: dict[str, Any], stream: bool) -> str:
+        """The Messages URL; on Vertex, the model's URL, taking ``model`` out of ``body``."""
+        vertex = self.vertex
+        if vertex is None:
+            return self.base_url + "/v1/messages"
+        # Claude on Vertex AI: the model goes in the path, the API version in the body (Google
+        # Cloud's Claude docs; Anthropic's own Vertex client does the same).
+        model = body.pop("model")
+        body["anthropic_version"] = VERTEX_VERSION
+        host = self.base_url if self.base_url != DEFAULT_BASE_URL else vertex.host()
+        method = "streamRawPredict" if stream else "rawPredict"
+        return (
+            f"{host}/v1/projects/{vertex.project}/locations/{vertex.location}"
+            f"/publishers/anthropic/models/{model}:{method}"
         )
 
     def decode_stream(self, request: ProviderRequest | None = None) -> AnthropicStreamDecoder:
@@ -168,7 +193,13 @@ class AnthropicProvider:
         return options.max_tokens
 
     def _headers(self, options: LangOptions) -> dict[str, str]:
-        headers = {"anthropic-version": self.version, "content-type": "application/json"}
+        headers = (  # on Vertex the version rides in the body
+            {"anthropic-version": self.version, "content-type": "application/json"}
+            if self.vertex is None
+            else {"content-type": "application/json"}
+        )
+        if self.vertex is not None and self.vertex.access_token:
+            headers["Authorization"] = f"Bearer {self.vertex.access_token}"
         if self.api_key is not None:
             headers["x-api-key"] = self.api_key
         if self.betas:
