@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from aiwrapper import Lang
+from aiwrapper import Lang, VertexConfig
 
 from .localserver import local_client
 
@@ -352,6 +352,21 @@ WIRES = {
     "anthropic": Wire(
         "anthropic",
         lambda c: Lang.anthropic(api_key="k", model="claude-sonnet-4-5", http_client=c),
+        "text/event-stream",
+        _anthropic_calls,
+        _anthropic_pieces,
+        _anthropic_text,
+        _anthropic_results,
+        lambda body: body.get("tool_choice") == {"type": "none"},
+        lambda body: list(body.get("tools", ())),
+    ),
+    "vertex-anthropic": Wire(  # Claude on Vertex AI: the same wire at another URL
+        "vertex-anthropic",
+        lambda c: Lang.anthropic(
+            model="claude-sonnet-4-5@20250929",
+            vertex=VertexConfig(project="p", location="us-east5", access_token="t"),
+            http_client=c,
+        ),
         "text/event-stream",
         _anthropic_calls,
         _anthropic_pieces,
