@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ._run._contract import Model
     from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
+    from .providers.bedrock import BedrockSettings
     from .providers.gemini import GeminiSettings, VertexConfig
     from .providers.ollama import OllamaSettings
     from .providers.openai import OpenAISettings
@@ -157,6 +158,28 @@ class Lang:
         from .providers import gemini
 
         model_ = gemini.build(model, api_key=api_key, base_url=base_url, vertex=vertex, **settings)
+        return cls(model_, options=options)
+
+    @classmethod
+    def bedrock(
+        cls,
+        model: str | None = None,
+        *,
+        region: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        options: OptionsLike = None,
+        **settings: Unpack[BedrockSettings],
+    ) -> Lang:
+        """Amazon Bedrock's Converse API (region from ``AWS_REGION``).
+
+        A Bedrock API key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``) is sent as a bearer
+        token; without one, requests are SigV4-signed with ``credentials`` or botocore's
+        credential chain (the optional extra ``aiwrapper[bedrock]``).
+        """
+        from .providers import bedrock
+
+        model_ = bedrock.build(model, region=region, api_key=api_key, base_url=base_url, **settings)
         return cls(model_, options=options)
 
     @classmethod

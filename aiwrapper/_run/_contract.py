@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NO_OUTPUT_SUPPORT",
     "EventSink",
+    "Framing",
     "Model",
     "OutputSupport",
     "Provider",
@@ -139,6 +140,11 @@ def output_support(wire: object) -> OutputSupport:
     return declared if isinstance(declared, OutputSupport) else NO_OUTPUT_SUPPORT
 
 
+# How a streamed answer is cut into messages: Server-Sent Events, newline-delimited JSON, or
+# AWS's binary eventstream.
+Framing = Literal["sse", "ndjson", "eventstream"]
+
+
 class Provider(Protocol):
     """A wire format: pure translation between neutral requests/events and HTTP.
 
@@ -149,7 +155,7 @@ class Provider(Protocol):
     """
 
     name: str
-    framing: Literal["sse", "ndjson"]
+    framing: Framing
 
     def encode(self, request: ProviderRequest) -> HttpCall:
         """The HTTP request for one round."""

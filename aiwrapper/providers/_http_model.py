@@ -17,6 +17,7 @@ from .. import _errors as errors
 from .._conversation._events import Event
 from .._run._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
 from .._wire._credentials import BearerToken
+from .._wire._eventstream import EventStreamDecoder
 from .._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from .._wire._http import HttpSettings, HttpTransport
 from .._wire._httpcall import HttpCall
@@ -25,6 +26,12 @@ from .._wire._sizelimits import SizeLimits
 __all__ = ["HttpModel"]
 
 _FeedMany = Callable[[list[Any], list[Event]], None]
+
+
+class Signer(Protocol):
+    """Signs a request over its exact body (the headers to add)."""
+
+    async def headers(self, url: str, body: dict[str, Any]) -> dict[str, str]: ...
 
 
 class _Frames(Protocol):
@@ -45,7 +52,7 @@ class HttpModel:
     """
 
     def __init__(self, provider: Provider, transport: HttpTransport, *, model: str) -> None:
-        if provider.framing not in ("sse", "ndjson"):
+        if provider.framing not in ("sse", "ndjson", "eventstream"):
             raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
         self.name = provider.name
         self.output_support = output_support(provider)
@@ -54,6 +61,8 @@ class HttpModel:
         self.transport = transport
         # Credentials that refresh themselves (a cloud's tokens), where the provider has them.
         self.auth: BearerToken | None = getattr(provider, "auth", None)
+        # A signature over each request's bytes (AWS SigV4), where the provider signs.
+        self.signer: Signer | None = getattr(provider, "signer", None)
 
     @classmethod
     def connect(cls, provider: Provider, model: str, **settings: Unpack[HttpSettings]) -> HttpModel:
@@ -74,6 +83,10 @@ class HttpModel:
         call = HttpCall(
             encoded.url, encoded.headers, encoded.body, encoded.stream, self.name, request.model
         )
+        if self.signer is not None:
+            signed = await self.signer.headers(call.url, call.body)
+            headers = {**call.headers, **signed}
+            call = HttpCall(call.url, headers, call.body, call.stream, call.provider, call.model)
         if self.auth is not None:
             await self._send_authorized(self.auth, call, request, sink)
             return
@@ -154,6 +167,8 @@ class HttpModel:
         the decoder together."""
         if self.provider.framing == "sse":
             return SSEDecoder(most), _batched(decoder, sse=True)
+        if self.provider.framing == "eventstream":  # messages come out as (name, data) too
+            return EventStreamDecoder(most), _batched(decoder, sse=True)
         return NDJSONDecoder(most), _batched(decoder, sse=False)
 
     def _raise(self, exc: Exception) -> NoReturn:

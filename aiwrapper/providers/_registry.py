@@ -35,7 +35,7 @@ __all__ = [
     "mounts_of",
 ]
 
-HTTP_PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
+HTTP_PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "bedrock")
 # The providers whose key picks them, in the order their keys are tried (a local Ollama
 # needs no key, so it is only ever picked by name).
 _KEYED = ("openai", "anthropic", "gemini")

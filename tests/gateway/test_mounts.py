@@ -100,4 +100,4 @@ def test_a_route_is_built_from_a_provider_or_a_preset_name(
     assert by_preset.provider.url == "http://localhost:8000/v1/chat/completions"
     with pytest.raises(ConfigError, match="nowhere"):
         build_for_route("nowhere", "m")
-    assert _registry.HTTP_PROVIDERS == ("openai", "anthropic", "gemini", "ollama")
+    assert _registry.HTTP_PROVIDERS == ("openai", "anthropic", "gemini", "ollama", "bedrock")

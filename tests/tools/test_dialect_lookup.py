@@ -54,7 +54,15 @@ def _package(root: Path, name: str, source: str) -> None:
 
 
 def test_dialects_lists_every_provider_packages_dialects_in_package_name_order() -> None:
-    assert DIALECTS == ("anthropic", "gemini", "gemini-json", "ollama", "openai", "openai-strict")
+    assert DIALECTS == (
+        "anthropic",
+        "bedrock",
+        "gemini",
+        "gemini-json",
+        "ollama",
+        "openai",
+        "openai-strict",
+    )
 
 
 def test_a_new_provider_package_brings_its_dialects_without_other_edits(
@@ -72,7 +80,7 @@ def test_a_new_provider_package_brings_its_dialects_without_other_edits(
             "strict": None,
         }
     }
-    assert dialect_names()[:4] == ("anthropic", "example", "example-none", "gemini")
+    assert dialect_names()[:5] == ("anthropic", "bedrock", "example", "example-none", "gemini")
 
 
 def test_a_dialect_that_cannot_express_a_schema_is_a_tool_definition_error(
@@ -85,7 +93,7 @@ def test_a_dialect_that_cannot_express_a_schema_is_a_tool_definition_error(
 
 
 @pytest.mark.parametrize(
-    "dialect", ["", "-", "bedrock", "openai-loose", "base", "_doctor", "scripted", "x.y", "../x"]
+    "dialect", ["", "-", "mistral", "openai-loose", "base", "_doctor", "scripted", "x.y", "../x"]
 )
 def test_a_name_that_leads_to_no_dialect_is_unknown(dialect: str) -> None:
     with pytest.raises(ValueError, match=f"unknown dialect {dialect!r}; valid dialects: anthropic"):

@@ -303,9 +303,9 @@ def test_ollama_keeps_only_parsed_keys_and_notes_the_rest() -> None:
 
 
 def test_unknown_dialect_lists_valid_ones() -> None:
-    valid = "anthropic, gemini, gemini-json, ollama, openai, openai-strict"
+    valid = "anthropic, bedrock, gemini, gemini-json, ollama, openai, openai-strict"
     with pytest.raises(ValueError, match=f"valid dialects: {valid}"):
-        get_weather.schema_for("bedrock")
+        get_weather.schema_for("mistral")
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

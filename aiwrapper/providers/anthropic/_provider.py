@@ -28,12 +28,12 @@ Decisions where the wire leaves a choice:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from ... import _errors as errors
 from ..._conversation._events import Event
 from ..._knowledge._models import model_info
-from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
@@ -79,7 +79,7 @@ class AnthropicProvider:
     """
 
     name = NAME
-    framing: Literal["sse", "ndjson"] = "sse"
+    framing: Framing = "sse"
     # Every model takes a forced tool, but only some take output_config.format, and only
     # for the schemas its grammar can carry.
     output_support = OutputSupport(forced_call=True, native_schemas=output_schema_supported)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..._conversation._events import Event
 from ..._errors import ConfigError, ProviderError
 from ..._knowledge._modelrules import thinking_budget
-from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
@@ -74,7 +74,7 @@ class GeminiProvider:
     """
 
     name = PROVIDER
-    framing: Literal["sse", "ndjson"] = "sse"
+    framing: Framing = "sse"
     output_support = OutputSupport(forced_call=True)  # toolConfig mode ANY forces a call
 
     def __init__(

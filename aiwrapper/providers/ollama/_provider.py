@@ -10,12 +10,12 @@ bytes and splitting lines belong to the transport and the framing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from ... import _errors as errors
 from ..._conversation._events import Event
-from ..._run._contract import ProviderRequest
+from ..._run._contract import Framing, ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import output_spec
 from ..._tools.walk import inline_refs
@@ -42,7 +42,7 @@ class OllamaProvider:
     """
 
     name: str = NAME
-    framing: Literal["sse", "ndjson"] = "ndjson"
+    framing: Framing = "ndjson"
 
     def __init__(
         self,

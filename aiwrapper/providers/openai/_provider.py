@@ -10,11 +10,11 @@ the transport.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from ... import _errors as errors
 from ..._conversation._events import Event
-from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._output import output_spec
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
@@ -51,7 +51,7 @@ class OpenAIProvider:
         project: Sent as ``OpenAI-Project``.
     """
 
-    framing: Literal["sse", "ndjson"] = "sse"
+    framing: Framing = "sse"
 
     def __init__(
         self,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from ... import _errors as errors
 from ..._conversation._events import Event
-from ..._run._contract import OutputSupport, ProviderRequest
+from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._wire._httpcall import HttpCall
 from ..openai._errors import error_from_response
 from ..openai._profiles import DEFAULT_BASE_URL, OPENAI_PROFILE, OpenAIProfile
@@ -40,7 +40,7 @@ class ResponsesProvider:
         project: Sent as ``OpenAI-Project``.
     """
 
-    framing: Literal["sse", "ndjson"] = "sse"
+    framing: Framing = "sse"
 
     def __init__(
         self,

@@ -1,0 +1,105 @@
+"""The Converse request's conversation: ``system`` blocks and content-block ``messages``.
+
+This module owns how the neutral conversation becomes Converse content blocks: ``text``,
+``toolUse`` (input as an object), ``toolResult`` (text content, ``status: "error"`` for a failed
+call) gathered first in the next user message, consecutive same-role messages merged (the API
+wants the roles to alternate), and Bedrock's own reasoning replayed from the state it came with
+(``reasoningText`` with its signature, or ``redactedContent``); another provider's reasoning is
+dropped, as it cannot be verified here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..._conversation._messages import (
+    LangMessage,
+    OpaquePart,
+    Part,
+    ProviderState,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
+from .._base import result_text
+from ._name import NAME
+
+__all__ = ["encode_messages", "wire_id"]
+
+# A toolUseId matches [a-zA-Z0-9_-]+ (the Converse API reference).
+_ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
+_ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def wire_id(call_id: str) -> str:
+    """A tool-use id the API accepts, the same for ``toolUse`` and ``toolResult``; a foreign
+    id gets a hash suffix so two ids never collide after cleaning."""
+    if _ID_OK.fullmatch(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
+    return f"{_ID_BAD_CHARS.sub('_', call_id)}_{digest}"
+
+
+def encode_messages(
+    messages: Sequence[LangMessage],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``system`` blocks and the ``messages`` array of a Converse request."""
+    system: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            if message.content:  # the API refuses an empty system text
+                system.append({"text": message.content})
+            continue
+        role = "user" if message.role == "tool" else message.role
+        blocks = [_tool_result(message)] if message.role == "tool" else _blocks(message.parts)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    for entry in out:  # a turn's results come first in their user message
+        entry["content"].sort(key=lambda block: "toolResult" not in block)
+    return system, out
+
+
+def _tool_result(message: LangMessage) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "toolUseId": wire_id(message.tool_call_id or ""),
+        "content": [{"text": result_text(message) or " "}],  # an empty text is refused
+    }
+    if message.is_error:
+        result["status"] = "error"
+    return {"toolResult": result}
+
+
+def _blocks(parts: Sequence[Part]) -> list[dict[str, Any]]:
+    blocks = (_block(part) for part in parts)
+    return [block for block in blocks if block is not None]
+
+
+def _own(state: ProviderState | None) -> dict[str, Any] | None:
+    """The state's payload when Bedrock made it; another provider's state is dropped."""
+    return state.data if state is not None and state.provider == NAME else None
+
+
+def _block(part: Part) -> dict[str, Any] | None:
+    data = _own(part.state)
+    if isinstance(part, TextPart):
+        return {"text": part.text} if part.text else None
+    if isinstance(part, ThinkingPart):
+        if data is None or "signature" not in data:
+            return None  # unsigned reasoning cannot be replayed: the model checks it
+        reasoning = {"text": part.text, "signature": data["signature"]}
+        return {"reasoningContent": {"reasoningText": reasoning}}
+    if isinstance(part, ToolCallPart):
+        call = part.call
+        use = {"toolUseId": wire_id(call.id), "name": call.name, "input": call.arguments}
+        return {"toolUse": use}
+    if isinstance(part, OpaquePart) and data is not None and "redacted" in data:
+        return {"reasoningContent": {"redactedContent": data["redacted"]}}
+    return None
