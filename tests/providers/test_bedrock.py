@@ -468,3 +468,11 @@ def test_an_openai_client_runs_a_tool_round_through_the_gateway_on_bedrock() -> 
     assert replayed[1]["content"][0] == {
         "toolUse": {"toolUseId": "tooluse_oslo", "name": "get_weather", "input": {"city": "Oslo"}}
     }
+
+
+def test_bedrock_models_are_known_to_the_catalogue() -> None:
+    from aiwrapper.models import model_info
+
+    info = model_info("bedrock", MODEL)  # an inference profile's id, region prefix and all
+    assert info is not None
+    assert (info.tool_call, info.max_output_tokens) == (True, 64000)

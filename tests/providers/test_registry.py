@@ -21,6 +21,7 @@ def test_each_packages_rows_are_found_by_their_providers_name() -> None:
 
 def test_catalogue_ids_are_gathered_from_every_package() -> None:
     assert dict(catalogue_ids()) == {
+        "bedrock": "amazon-bedrock",
         "gemini": "google",
         "ollama": "ollama-cloud",
         "openai-responses": "openai",

@@ -28,6 +28,7 @@ API_KEY_ENV_VARS = ("AWS_BEARER_TOKEN_BEDROCK",)
 REGION_ENV_VARS = ("AWS_REGION", "AWS_DEFAULT_REGION")
 DEFAULT_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 HEADER_PREFIXES = ("x-amz-", "x-amzn-")
+CATALOGUE_IDS = {"bedrock": "amazon-bedrock"}  # models.dev's name for Bedrock
 
 
 class BedrockSettings(HttpSettings, total=False):
@@ -71,6 +72,7 @@ if not TYPE_CHECKING:
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "CATALOGUE_IDS",
     "DEFAULT_MODEL",
     "HEADER_PREFIXES",
     "REGION_ENV_VARS",
