@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 API_KEY_ENV_VARS = ("AWS_BEARER_TOKEN_BEDROCK",)
 REGION_ENV_VARS = ("AWS_REGION", "AWS_DEFAULT_REGION")
 DEFAULT_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
-HEADER_PREFIXES = ("x-amz-", "x-amzn-")
+# No HEADER_PREFIXES: the x-amz-* headers are a per-request signature (and a session token),
+# which a cassette must neither keep nor compare.
 CATALOGUE_IDS = {"bedrock": "amazon-bedrock"}  # models.dev's name for Bedrock
 
 
@@ -74,7 +75,6 @@ __all__ = [
     "API_KEY_ENV_VARS",
     "CATALOGUE_IDS",
     "DEFAULT_MODEL",
-    "HEADER_PREFIXES",
     "REGION_ENV_VARS",
     "SCHEMA_DIALECTS",
     "AwsCredentials",
