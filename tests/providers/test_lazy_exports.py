@@ -43,7 +43,15 @@ def _of_packages(loaded: list[str], packages: tuple[str, ...] | list[str]) -> li
 
 
 def test_the_packages_found_are_the_ones_these_tests_know() -> None:
-    assert PACKAGES == ["anthropic", "gemini", "ollama", "openai", "openai_responses", "scripted"]
+    assert PACKAGES == [
+        "anthropic",
+        "bedrock",
+        "gemini",
+        "ollama",
+        "openai",
+        "openai_responses",
+        "scripted",
+    ]
 
 
 def test_importing_aiwrapper_imports_no_provider_package() -> None:
