@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._callstate import packed_id
+from ..._front_checks import check_body, check_schema
 from ..._messages import LangMessage, Part, TextPart, ThinkingPart
 from ..._messages import ToolCallPart as CallPart
 from ..._result import LangResult
@@ -56,6 +57,7 @@ class AnthropicMessages:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
@@ -161,6 +163,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     schema = entry.get("input_schema")
     if not isinstance(schema, Mapping):
         raise bad_request("a tool needs an 'input_schema' object", f"{where}.input_schema")
+    check_schema(schema, f"{where}.input_schema")
     return {
         "name": entry["name"],
         "description": entry.get("description", ""),

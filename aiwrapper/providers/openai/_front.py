@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._front_checks import check_body, check_schema
 from ..._messages import ToolCallPart
 from ..._result import LangResult
 from ..._serving import (
@@ -61,6 +62,7 @@ class OpenAIChat:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
         if check_number(body, "n", integer=True) not in (None, 1):
             raise bad_request("only n=1 is supported", "n")
@@ -136,7 +138,29 @@ def _refuse_response_format(body: dict[str, Any]) -> None:
 def _message(message: Any, where: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise bad_request("a message must be an object", where)
+    _check_calls(message.get("tool_calls"), f"{where}.tool_calls")
+    if message.get("tool_call_id") is not None and not isinstance(message["tool_call_id"], str):
+        raise bad_request("'tool_call_id' must be a string", f"{where}.tool_call_id")
     return _with_thinking(message)
+
+
+def _check_calls(calls: Any, where: str) -> None:
+    """An echoed assistant message's ``tool_calls``: a list of function calls, or nothing."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise bad_request("'tool_calls' must be a list", where)
+    for index, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(call.get("id"), str):
+            message = "a tool call must be {'id': ..., 'type': 'function', 'function': {...}}"
+            raise bad_request(message, f"{where}[{index}]")
+        if not isinstance(function.get("name"), str):
+            raise bad_request("a call needs a 'name'", f"{where}[{index}].function.name")
+        if not isinstance(function.get("arguments", ""), str):
+            raise bad_request(
+                "'arguments' must be JSON text", f"{where}[{index}].function.arguments"
+            )
 
 
 def _with_thinking(message: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +208,8 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
         raise bad_request("a tool must be {'type': 'function', 'function': {...}}", where)
     if not isinstance(function.get("name"), str):
         raise bad_request("a function needs a 'name'", f"{where}.function.name")
+    if function.get("parameters") is not None:
+        check_schema(function["parameters"], f"{where}.function.parameters")
     return entry
 
 

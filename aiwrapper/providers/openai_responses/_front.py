@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..._front_checks import check_body, check_schema
 from ..._messages import LangMessage
 from ..._result import LangResult
 from ..._serving import (
@@ -57,6 +58,7 @@ class ResponsesAPI:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
         _refuse_unsupported(body)
         messages = read_input(body.get("input"))
@@ -117,7 +119,7 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
         options["function_call"] = _tool_choice(choice, [t.name for t in tools])
     effort = (check_type(body, "reasoning", dict) or {}).get("effort")
     if effort is not None:
-        if effort not in _EFFORTS:
+        if not isinstance(effort, str) or effort not in _EFFORTS:
             raise bad_request(f"unknown reasoning effort {effort!r}", "reasoning.effort")
         options["thinking"] = _EFFORTS[effort]
     return options
@@ -131,6 +133,8 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     if not isinstance(entry.get("name"), str):
         raise bad_request("a function tool needs a 'name'", f"{where}.name")
     parameters = entry.get("parameters")
+    if parameters is not None:
+        check_schema(parameters, f"{where}.parameters")
     return {
         "name": entry["name"],
         "description": entry.get("description") or "",
