@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..._callstate import packed_id
+from ..._callstate import packed_id, unpack_calls
 from ..._front_checks import check_body, check_schema
 from ..._messages import LangMessage, Part, TextPart, ThinkingPart
 from ..._messages import ToolCallPart as CallPart
@@ -62,6 +62,7 @@ class AnthropicMessages:
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = read_messages(body.get("messages"), _message)
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         system = _system(body.get("system"))
         if system:
             messages.insert(0, LangMessage.text("system", system))

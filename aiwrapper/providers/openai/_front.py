@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._callstate import unpack_calls
 from ..._front_checks import check_body, check_schema
 from ..._messages import ToolCallPart
 from ..._result import LangResult
@@ -68,9 +69,11 @@ class OpenAIChat:
             raise bad_request("only n=1 is supported", "n")
         _refuse_response_format(body)
         stream_options = check_type(body, "stream_options", dict) or {}
+        messages = read_messages(body.get("messages"), _message)
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         return ClientRequest(
             route=route,
-            messages=read_messages(body.get("messages"), _message),
+            messages=messages,
             options=_options(body),
             stream=bool(check_type(body, "stream", bool)),
             include_usage=bool(stream_options.get("include_usage")),

@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..._callstate import unpack_calls
 from ..._front_checks import check_body, check_schema
 from ..._messages import LangMessage
 from ..._result import LangResult
@@ -62,6 +63,7 @@ class ResponsesAPI:
         route = read_route(body)
         _refuse_unsupported(body)
         messages = read_input(body.get("input"))
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         instructions = check_type(body, "instructions", str)
         if instructions:
             messages.insert(0, LangMessage.text("system", instructions))
