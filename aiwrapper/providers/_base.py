@@ -164,9 +164,7 @@ def sampling_fields(
 EXTRA_SAMPLING = ("seed", "presence_penalty", "frequency_penalty", "logit_bias", "user", "top_k")
 
 
-def extra_sampling(
-    options: LangOptions, provider: str, names: Mapping[str, str]
-) -> dict[str, Any]:
+def extra_sampling(options: LangOptions, provider: str, names: Mapping[str, str]) -> dict[str, Any]:
     """The ``EXTRA_SAMPLING`` options that are set, under their wire keys in ``names``.
 
     Raises:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..._callstate import packed_id, unpack_calls
 from ..._front_checks import check_body, check_schema
+from ..._front_fields import read_sampling, refuse_set, refuse_unknown, refuse_unless
 from ..._messages import LangMessage, Part, TextPart, ThinkingPart
 from ..._messages import ToolCallPart as CallPart
 from ..._result import LangResult
@@ -47,6 +48,19 @@ _ERROR_TYPES: dict[ErrorKind, str] = {
     "timeout": "timeout_error",
 }
 _CHOICES = {"auto": "auto", "any": "required", "none": "none"}
+# Every request field of the wire: the ones read below, and the ones refused by _REFUSED.
+_FIELDS = frozenset(
+    {
+        *("model", "messages", "max_tokens", "system", "tools", "tool_choice", "stream"),
+        *("temperature", "top_p", "top_k", "stop_sequences", "thinking", "metadata"),
+        *("service_tier", "container", "context_management", "mcp_servers"),
+    }
+)
+_REFUSED = {
+    "container": "code execution runs at Anthropic only",
+    "context_management": "not every backend edits the context",
+    "mcp_servers": "the MCP connector runs at Anthropic only",
+}
 
 
 class AnthropicMessages:
@@ -59,6 +73,9 @@ class AnthropicMessages:
         """The request, or a 400 naming the field at fault."""
         check_body(body)
         route = read_route(body)
+        refuse_unknown(body, _FIELDS)
+        refuse_set(body, _REFUSED)
+        refuse_unless(body, "service_tier", "auto")
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = read_messages(body.get("messages"), _message)
@@ -125,6 +142,8 @@ def _block(part: Part) -> dict[str, Any] | None:
 def _message(message: Any, where: str) -> dict[str, Any]:
     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
         raise bad_request("a message must be an object with role user or assistant", where)
+    if message.get("content") is None:
+        raise bad_request("a message needs 'content'", f"{where}.content")
     return message
 
 
@@ -146,6 +165,8 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
         "temperature": check_number(body, "temperature"),
         "top_p": check_number(body, "top_p"),
         "stop": _stop(body.get("stop_sequences")),
+        "user": _user(body),
+        **read_sampling(body, ("top_k",)),
     }
     choice = check_type(body, "tool_choice", dict)
     if choice is not None:
@@ -154,6 +175,14 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
     if thinking is not None:
         options["thinking"] = _thinking(thinking)
     return options
+
+
+def _user(body: Mapping[str, Any]) -> str | None:
+    """``metadata.user_id``, the one metadata key the API has."""
+    metadata = check_type(body, "metadata", dict) or {}
+    refuse_unknown(metadata, ("user_id",), "metadata")
+    user = check_type(metadata, "user_id", str)
+    return str(user) if user else None
 
 
 def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:

@@ -71,6 +71,8 @@ def _message(item: Mapping[str, Any], where: str) -> list[LangMessage]:
     role = item.get("role")
     if role not in _ROLES:
         raise bad_request(f"role must be one of {', '.join(_ROLES)}", f"{where}.role")
+    if item.get("content") is None:
+        raise bad_request("a message needs 'content'", f"{where}.content")
     return messages_from_dict({"role": role, "content": item.get("content")})
 
 
