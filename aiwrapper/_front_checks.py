@@ -25,6 +25,7 @@ MAX_DEPTH = 128
 _ONE = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
 _MAP = ("properties", "$defs", "definitions", "patternProperties")
 _LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
+_TEXT = ("format", "pattern", "description", "title", "$ref")  # keywords holding a string
 
 
 def check_body(body: Any) -> None:
@@ -63,7 +64,7 @@ def check_schema(schema: Any, path: str) -> None:
     """A 400 naming the first keyword of a tool's JSON Schema whose value has the wrong type.
 
     Only the keywords encoders read are checked (``type``, ``properties``, ``required``,
-    ``enum`` and the ones holding subschemas); a boolean schema is fine.
+    ``enum``, the ones holding text and the ones holding subschemas); a boolean schema is fine.
     """
     stack: list[tuple[Any, str]] = [(schema, path)]
     while stack:
@@ -85,6 +86,9 @@ def _check_keywords(node: Mapping[str, Any], where: str) -> None:
         raise bad_request("'required' must be a list of strings", f"{where}.required")
     if node.get("enum") is not None and not isinstance(node["enum"], list):
         raise bad_request("'enum' must be a list", f"{where}.enum")
+    for key in _TEXT:
+        if node.get(key) is not None and not isinstance(node[key], str):
+            raise bad_request(f"{key!r} must be a string", f"{where}.{key}")
 
 
 def _is_strings(value: Any, *, single: bool) -> bool:

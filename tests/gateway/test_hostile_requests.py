@@ -85,6 +85,12 @@ MALFORMED: list[tuple[str, str]] = [
     (CHAT, json.dumps(_chat(tools=_chat_tool({"type": "object", "required": 5})))),
     (CHAT, json.dumps(_chat(tools=_chat_tool(_nested(200))))),
     (
+        CHAT,
+        json.dumps(
+            _chat(tools=_chat_tool({"type": "object", "properties": {"x": {"format": [5]}}}))
+        ),
+    ),
+    (
         MESSAGES,
         json.dumps(
             _messages(tools=[{"name": "f", "input_schema": {"type": "object", "properties": [1]}}])
