@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._serving import bad_request
+from ._serving import MAX_TOOLS, bad_request
 
 __all__ = ["MAX_DEPTH", "check_body", "check_schema"]
 
@@ -29,35 +29,67 @@ _TEXT = ("format", "pattern", "description", "title", "$ref")  # keywords holdin
 
 
 def check_body(body: Any) -> None:
-    """A 400 when ``body`` nests deeper than ``MAX_DEPTH`` or holds a string UTF-8 cannot carry."""
+    """A 400 when ``body`` nests deeper than ``MAX_DEPTH``, holds a string UTF-8 cannot carry,
+    or declares more than ``MAX_TOOLS`` tools (checked first, the cheapest refusal).
+
+    The walk that finds a fault keeps no paths, so a body of many small nodes stays cheap;
+    only a body at fault is walked again for the path the 400 names.
+    """
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if isinstance(tools, list) and len(tools) > MAX_TOOLS:  # before walking them all
+        raise bad_request(f"a request may declare at most {MAX_TOOLS} tools", "tools")
+    if not _fine(body):
+        _find_fault(body)
+
+
+def _fine(body: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(body, 0)] if isinstance(body, (dict, list)) else []
+    if isinstance(body, str) and not _is_utf8(body):
+        return False
+    while stack:
+        value, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            return False
+        if type(value) is dict:
+            for key in value:
+                if not key.isascii() and not _is_utf8(key):
+                    return False
+            value = value.values()
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and not _is_utf8(item):
+                    return False
+            elif kind is dict or kind is list:
+                stack.append((item, depth + 1))
+    return True
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _find_fault(body: Any) -> None:
+    """Raise the 400 for the fault ``_fine`` found, naming its JSON path."""
     stack: list[tuple[Any, str, int]] = [(body, "", 0)]
     while stack:
         value, path, depth = stack.pop()
-        if isinstance(value, str):
-            _check_text(value, path)
-            continue
+        if isinstance(value, str) and not _is_utf8(value):
+            raise bad_request("a string holds a lone surrogate, which UTF-8 cannot carry", path)
         if not isinstance(value, (dict, list)):
             continue
         if depth >= MAX_DEPTH:
             raise bad_request(f"the body nests deeper than {MAX_DEPTH} levels", path or None)
         if isinstance(value, dict):
             for key, item in value.items():
-                where = f"{path}.{key}" if path else str(key)
-                _check_text(key, where)
-                stack.append((item, where, depth + 1))
+                where = f"{path}.{key}" if path else key
+                stack.extend(((key, where, depth), (item, where, depth + 1)))
         else:
             stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
-
-
-def _check_text(text: str, path: str) -> None:
-    if text.isascii():
-        return
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise bad_request(
-            "a string holds a lone surrogate, which UTF-8 cannot carry", path
-        ) from exc
 
 
 def check_schema(schema: Any, path: str) -> None:

@@ -220,3 +220,35 @@ def test_the_duplicate_tool_check_is_linear(monkeypatch: pytest.MonkeyPatch) -> 
     tools = _serving.read_tools([{"name": f"f{i}"} for i in range(500)], "tools", lambda e, w: e)
     assert len(tools) == 500
     assert _CountedName.compared <= 500  # a scan of the earlier names would take 124,750
+
+
+def test_tools_past_the_cap_are_refused_before_any_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiwrapper import _serving
+    from aiwrapper._serving import GatewayError
+
+    read: list[Any] = []
+    monkeypatch.setattr(_serving, "to_tool", read.append)
+    with pytest.raises(GatewayError, match=f"at most {MAX_TOOLS} tools") as refused:
+        _serving.read_tools([{"name": f"f{i}"} for i in range(40_000)], "tools", lambda e, w: e)
+    assert (refused.value.status, refused.value.param, read) == (400, "tools", [])
+
+
+async def test_a_rich_but_sound_tool_schema_is_served() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "when": {"type": ["string", "null"], "format": "date", "description": "Day."},
+            "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+            "tags": {"type": "array", "items": {"$ref": "#/$defs/tag"}},
+            "required": {"type": "boolean"},  # a property may be called "required"
+            "mode": {"enum": ["a", "b"]},
+        },
+        "required": ["when"],
+        "additionalProperties": False,
+        "$defs": {"tag": {"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, True]}},
+    }
+    lang = Lang.scripted(["ok"])
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post(CHAT, json=_chat(tools=_chat_tool(schema)))
+    assert reply.status_code == 200, reply.text
+    assert lang.requests[0].tools[0]["name"] == "f"
