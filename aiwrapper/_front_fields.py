@@ -77,6 +77,6 @@ def read_sampling(body: Mapping[str, Any], keys: Collection[str]) -> dict[str, A
 
 
 def read_user(body: Mapping[str, Any]) -> str | None:
-    """The end user's id: ``safety_identifier`` (OpenAI's newer name) or ``user``."""
+    """The end user's id: ``safety_identifier`` (the newer name) or ``user``."""
     user = check_type(body, "safety_identifier", str) or check_type(body, "user", str)
     return str(user) if user else None

@@ -68,17 +68,14 @@ class LangOptions:
         max_tokens: Output token cap.
         top_p: Nucleus sampling.
         stop: Stop sequences.
-        seed: Seed for sampling, for repeatable answers where the backend offers them
-            (OpenAI Chat Completions, Gemini, Ollama).
-        presence_penalty: Penalty (-2 to 2) on tokens already present (OpenAI Chat
-            Completions, Gemini, Ollama).
-        frequency_penalty: Penalty (-2 to 2) growing with each token's count so far (OpenAI
-            Chat Completions, Gemini, Ollama).
-        logit_bias: Token id (as a string) to a bias from -100 to 100 (OpenAI Chat
-            Completions).
-        user: An id of the end user, for the provider's abuse monitoring (OpenAI's ``user``,
-            Anthropic's ``metadata.user_id``).
-        top_k: Sample from the k likeliest tokens only (Anthropic, Gemini, Ollama).
+        seed: Seed for sampling, for repeatable answers. This option and the five below
+            go only to providers whose API has the field (the README lists them); toward
+            another one, setting it is a ``ConfigError`` naming it, never dropped.
+        presence_penalty: Penalty (-2 to 2) on tokens already present.
+        frequency_penalty: Penalty (-2 to 2) growing with each token's count so far.
+        logit_bias: Token id (as a string) to a bias from -100 to 100.
+        user: An id of the end user, for the provider's abuse monitoring.
+        top_k: Sample from the k likeliest tokens only.
         thinking: True, a token budget, or ``"low"``/``"medium"``/``"high"``.
         stream: Stream responses (default True).
         auto_execute: Execute calls and continue (default True); False returns them unexecuted.

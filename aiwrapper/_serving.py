@@ -44,8 +44,8 @@ __all__ = [
     "turn_parts",
 ]
 
-# Tools one request may declare: above what providers take (OpenAI allows 128 functions),
-# so the cap never refuses a request a backend would serve; it bounds the gateway's own work.
+# Tools one request may declare: above what providers take (the strictest allows 128), so
+# the cap never refuses a request a backend would serve; it bounds the gateway's own work.
 MAX_TOOLS = 512
 
 # The meaning of an error, which each front-end spells in its own wire's error shape.
