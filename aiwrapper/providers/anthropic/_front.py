@@ -181,8 +181,10 @@ def _user(body: Mapping[str, Any]) -> str | None:
     """``metadata.user_id``, the one metadata key the API has."""
     metadata = check_type(body, "metadata", dict) or {}
     refuse_unknown(metadata, ("user_id",), "metadata")
-    user = check_type(metadata, "user_id", str)
-    return str(user) if user else None
+    user = metadata.get("user_id")
+    if user is not None and not isinstance(user, str):
+        raise bad_request("'metadata.user_id' must be a string", "metadata.user_id")
+    return user or None
 
 
 def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
