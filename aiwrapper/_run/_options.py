@@ -68,6 +68,14 @@ class LangOptions:
         max_tokens: Output token cap.
         top_p: Nucleus sampling.
         stop: Stop sequences.
+        seed: Seed for sampling, for repeatable answers. This option and the five below
+            go only to providers whose API has the field (the README lists them); toward
+            another one, setting it is a ``ConfigError`` naming it, never dropped.
+        presence_penalty: Penalty (-2 to 2) on tokens already present.
+        frequency_penalty: Penalty (-2 to 2) growing with each token's count so far.
+        logit_bias: Token id (as a string) to a bias from -100 to 100.
+        user: An id of the end user, for the provider's abuse monitoring.
+        top_k: Sample from the k likeliest tokens only.
         thinking: True, a token budget, or ``"low"``/``"medium"``/``"high"``.
         stream: Stream responses (default True).
         auto_execute: Execute calls and continue (default True); False returns them unexecuted.
@@ -106,6 +114,12 @@ class LangOptions:
     max_tokens: int | None = None
     top_p: float | None = None
     stop: str | Sequence[str] | None = None
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    logit_bias: Mapping[str, float] | None = None
+    user: str | None = None
+    top_k: int | None = None
     thinking: Thinking | None = None
     stream: bool | None = None
     auto_execute: bool | None = None
@@ -227,6 +241,29 @@ def _top_p_problem(name: str, value: object) -> str | None:
     return f"{name} must be a number from 0 to 1, not {value!r}"
 
 
+def _seed_problem(name: str, value: object) -> str | None:
+    return None if _is_int(value) else f"{name} must be an int, not {value!r}"
+
+
+def _penalty_problem(name: str, value: object) -> str | None:
+    if _is_number(value) and -2 <= value <= 2:  # type: ignore[operator]
+        return None
+    return f"{name} must be a number from -2 to 2, not {value!r}"
+
+
+def _logit_bias_problem(name: str, value: object) -> str | None:
+    if isinstance(value, Mapping) and all(
+        isinstance(token, str) and _is_number(bias) and -100 <= bias <= 100
+        for token, bias in value.items()
+    ):
+        return None
+    return f"{name} must map token ids (strings) to numbers from -100 to 100, not {value!r}"
+
+
+def _user_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, str) and value else f"{name} must be a non-empty string"
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -309,6 +346,12 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "tool_timeout": _seconds_problem,
     "temperature": _temperature_problem,
     "top_p": _top_p_problem,
+    "seed": _seed_problem,
+    "presence_penalty": _penalty_problem,
+    "frequency_penalty": _penalty_problem,
+    "logit_bias": _logit_bias_problem,
+    "user": _user_problem,
+    "top_k": _count_problem,
     "function_call": _choice_problem,
     "thinking": _thinking_problem,
     "stop": _stop_problem,

@@ -50,6 +50,12 @@ class CallOverrides(TypedDict, total=False):
     max_tokens: int | None
     top_p: float | None
     stop: str | Sequence[str] | None
+    seed: int | None
+    presence_penalty: float | None
+    frequency_penalty: float | None
+    logit_bias: Mapping[str, float] | None
+    user: str | None
+    top_k: int | None
     thinking: Thinking | None
     stream: bool | None
     auto_execute: bool | None

@@ -129,7 +129,7 @@ class Gateway:
         body = await exchange.read_body(self.max_body_bytes)
         try:
             parsed = json.loads(body)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past the stack
             raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
         request = front.decode(parsed)
         lang = self.routes.get(request.route)

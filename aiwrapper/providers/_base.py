@@ -28,6 +28,7 @@ __all__ = [
     "connect",
     "error_class_for_status",
     "error_result_text",
+    "extra_sampling",
     "in_stream_error",
     "make_error",
     "merge_extra_body",
@@ -156,6 +157,32 @@ def sampling_fields(
         fields[top_p] = options.top_p
     if options.stop is not None:
         fields[stop] = stop_sequences(options.stop)
+    return fields
+
+
+# Sampling options that not every wire has, in the order they go into a body.
+EXTRA_SAMPLING = ("seed", "presence_penalty", "frequency_penalty", "logit_bias", "user", "top_k")
+
+
+def extra_sampling(options: LangOptions, provider: str, names: Mapping[str, str]) -> dict[str, Any]:
+    """The ``EXTRA_SAMPLING`` options that are set, under their wire keys in ``names``.
+
+    Raises:
+        ConfigError: One is set that this wire has no field for (not in ``names``), naming
+            it and the provider: dropping it would change the answer silently.
+    """
+    fields: dict[str, Any] = {}
+    for option in EXTRA_SAMPLING:
+        value = getattr(options, option)
+        if value is None:
+            continue
+        key = names.get(option)
+        if key is None:
+            raise errors.ConfigError(
+                f"{option} is not supported by {provider}: its API has no such field; "
+                "leave it unset"
+            )
+        fields[key] = dict(value) if isinstance(value, Mapping) else value
     return fields
 
 

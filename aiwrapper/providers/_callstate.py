@@ -4,25 +4,45 @@ Some backends need state of a call on the next turn (a thought signature, withou
 backend may refuse the replayed call). The gateway keeps nothing between requests,
 but every client echoes a call's id unchanged, in the assistant message and in the tool
 result, so the state rides there: ``<id>__aws_<base64url of JSON>``. Calls without state keep
-their own ids. An id that does not unpack is kept as it is (a client's own id, say). The same
-packing (``packed``/``unpacked``) carries other state a client echoes unchanged, such as the
-state of a reasoning item on the Responses wire.
+their own ids. The same packing (``packed``/``unpacked``) carries other state a client echoes
+unchanged, such as the state of a reasoning item on the Responses wire.
+
+What comes back is replayed upstream, so a client must not be able to write it: each packing
+ends in an HMAC-SHA256 tag (truncated to 128 bits) over the JSON and the id it belongs to,
+keyed by a secret of this process (random at start; set ``AIWRAPPER_STATE_SECRET`` to share
+one between workers or replicas). Text after the mark whose tag does not verify, forged or
+tampered with or packed by another secret, is a 400, never replayed; an id without the mark
+is a client's own and kept as it is.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
+import os
+import secrets
 from typing import Any
 
 from .._conversation._messages import LangMessages, ProviderState, ToolCallPart
 from .._conversation._result import FunctionCall, LangResult
-from ._serving import turn_parts
+from ._serving import bad_request, turn_parts
 
 __all__ = ["call_part", "packed", "packed_id", "unpack_calls", "unpacked"]
 
 _MARK = "__aws_"
+_TAG_CHARS = 22  # 16 bytes of HMAC-SHA256 in unpadded base64url
+_SECRET_VARIABLE = "AIWRAPPER_STATE_SECRET"
+
+
+def _load_secret() -> bytes:
+    configured = os.environ.get(_SECRET_VARIABLE, "")
+    return configured.encode("utf-8") if configured.strip() else secrets.token_bytes(32)
+
+
+_SECRET = _load_secret()  # fixed for the life of the process: never reassigned
 
 
 def packed_id(call_id: str, part: ToolCallPart | None) -> str:
@@ -36,29 +56,53 @@ def packed_id(call_id: str, part: ToolCallPart | None) -> str:
         return call_id
     if not part.state.data and part.call.synthetic_id:
         return call_id
-    return call_id + packed(part.state, s=part.call.synthetic_id)
+    return call_id + packed(part.state, bound=call_id, s=part.call.synthetic_id)
 
 
-def packed(state: ProviderState, **extra: Any) -> str:
-    """``state`` (and ``extra`` keys) as ``__aws_<base64url of JSON>``."""
+def packed(state: ProviderState, *, bound: str = "", **extra: Any) -> str:
+    """``state`` (and ``extra`` keys) as ``__aws_<base64url of JSON><tag>``.
+
+    The tag covers ``bound`` too (the id the state rides on), so state cannot move to
+    another call.
+    """
     fields = {"p": state.provider, "d": state.data, **extra}
-    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
-    return _MARK + base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+    data = json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _MARK + _b64(data) + _tag(bound, data)
 
 
-def unpacked(text: str) -> dict[str, Any] | None:
-    """The fields ``packed`` wrote (``p``, ``d`` and the extras), or ``None`` for other text."""
+def unpacked(text: str, *, bound: str = "") -> dict[str, Any] | None:
+    """The fields ``packed`` wrote (``p``, ``d`` and the extras); ``None`` for text without
+    the mark.
+
+    Raises:
+        GatewayError: A 400: the text has the mark but not a valid tag from this secret.
+    """
     if not text.startswith(_MARK):
         return None
-    encoded = text[len(_MARK) :]
+    encoded, tag = text[len(_MARK) : -_TAG_CHARS], text[-_TAG_CHARS:]
     try:
-        decoded = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
-        state = json.loads(decoded)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
+        data = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+        valid = len(text) > len(_MARK) + _TAG_CHARS and hmac.compare_digest(tag, _tag(bound, data))
+        state = json.loads(data.decode("utf-8")) if valid else None
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise _forged() from exc
     if not isinstance(state, dict) or not isinstance(state.get("d"), dict) or "p" not in state:
-        return None
+        raise _forged()
     return state
+
+
+def _forged() -> Exception:
+    message = "a call id or encrypted_content holds state this gateway did not write"
+    return bad_request(message, None)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def _tag(bound: str, data: bytes) -> str:
+    signed = bound.encode("utf-8", "surrogatepass") + b"\0" + data
+    return _b64(hmac.new(_SECRET, signed, hashlib.sha256).digest()[:16])
 
 
 def unpack_calls(messages: LangMessages) -> None:
@@ -85,5 +129,5 @@ def call_part(result: LangResult, call: FunctionCall) -> ToolCallPart | None:
 
 def _unpacked(call_id: str) -> tuple[str, dict[str, Any] | None]:
     original, mark, encoded = call_id.partition(_MARK)
-    state = unpacked(mark + encoded) if mark else None
+    state = unpacked(mark + encoded, bound=original) if mark else None
     return (original, state) if state is not None else (call_id, None)

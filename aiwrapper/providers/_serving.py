@@ -26,6 +26,7 @@ from .._errors import AIWrapperError, ConfigError
 from .._tools import Tool, to_tool
 
 __all__ = [
+    "MAX_TOOLS",
     "ClientRequest",
     "DefaultFrontend",
     "ErrorKind",
@@ -42,6 +43,10 @@ __all__ = [
     "sse",
     "turn_parts",
 ]
+
+# Tools one request may declare: above what providers take (the strictest allows 128), so
+# the cap never refuses a request a backend would serve; it bounds the gateway's own work.
+MAX_TOOLS = 512
 
 # The meaning of an error, which each front-end spells in its own wire's error shape.
 ErrorKind = Literal[
@@ -240,7 +245,11 @@ def check_type(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...])
 def check_number(body: Mapping[str, Any], key: str, *, integer: bool = False) -> Any:
     """A finite number (an int when ``integer``) at ``key``, or ``None`` when absent."""
     value = check_type(body, key, int if integer else (int, float))
-    if value is not None and not math.isfinite(value):
+    try:
+        finite = value is None or math.isfinite(value)
+    except OverflowError:  # an integer of hundreds of digits: JSON has no bound, floats do
+        finite = False
+    if not finite:
         raise bad_request(f"{key!r} must be a finite number", key)
     return value
 
@@ -249,13 +258,17 @@ def read_tools(raw: Any, param: str, shape: ToolShape) -> list[Tool]:
     """The client's tool declarations as ``Tool`` definitions (no implementation).
 
     ``shape`` turns one wire entry into a definition dict ``to_tool`` reads, or raises
-    ``GatewayError``; a definition whose schema is unusable is a 400 naming its index.
+    ``GatewayError``; a definition whose schema is unusable is a 400 naming its index, and
+    so are more than ``MAX_TOOLS`` tools and two tools of one name (checked in linear time).
     """
     if raw is None:
         return []
     if not isinstance(raw, Sequence) or isinstance(raw, str):
         raise bad_request("'tools' must be a list", param)
+    if len(raw) > MAX_TOOLS:
+        raise bad_request(f"a request may declare at most {MAX_TOOLS} tools", param)
     tools: list[Tool] = []
+    names: set[str] = set()
     for index, entry in enumerate(raw):
         where = f"{param}[{index}]"
         if not isinstance(entry, Mapping):
@@ -266,8 +279,7 @@ def read_tools(raw: Any, param: str, shape: ToolShape) -> list[Tool]:
             if isinstance(exc, GatewayError):
                 raise
             raise bad_request(str(exc), where) from exc
-    names = [t.name for t in tools]
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            raise bad_request(f"two tools are named {name!r}", f"{param}[{index}]")
+        if tools[-1].name in names:
+            raise bad_request(f"two tools are named {tools[-1].name!r}", where)
+        names.add(tools[-1].name)
     return tools

@@ -178,8 +178,8 @@ async def test_upstream_failures_map_to_each_wires_status(
     assert anthropic_reply.json()["type"] == "error"
 
 
-async def test_a_call_id_that_only_looks_packed_is_kept_as_it_is() -> None:
-    lang = Lang.scripted(["ok"])
+async def test_a_call_id_holding_the_mark_without_valid_state_is_a_400() -> None:
+    lang = Lang.scripted(["never"])
     odd = "call_1__aws_not*base64"
     call = {"id": odd, "type": "function", "function": {"name": "f", "arguments": "{}"}}
     messages = [
@@ -191,6 +191,5 @@ async def test_a_call_id_that_only_looks_packed_is_kept_as_it_is() -> None:
         reply = await client.post(
             "/v1/chat/completions", json={"model": "local", "messages": messages}
         )
-    assert reply.status_code == 200
-    sent = lang.requests[0].messages
-    assert (sent[1].tool_calls[0].id, sent[2].tool_call_id) == (odd, odd)
+    assert reply.status_code == 400
+    assert lang.requests == []

@@ -3,7 +3,8 @@
 This module owns how the neutral conversation becomes content blocks: tool results as
 ``tool_result`` blocks first in a user message, consecutive same-role messages merged, call ids
 fitted to the API's rule, and this provider's thinking, citations and server-tool blocks
-replayed verbatim from the state they came with (another provider's state is dropped).
+replayed verbatim from the state they came with (another provider's state is dropped); and
+the sampling options only some wires have (``top_k``, the end user's id in ``metadata``).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ... import _errors as errors
 from ..._conversation._messages import (
     ImagePart,
     LangMessage,
@@ -23,9 +25,13 @@ from ..._conversation._messages import (
     ThinkingPart,
     ToolCallPart,
 )
+from .._base import extra_sampling
 from ._name import NAME
 
-__all__ = ["encode_messages", "own_call_ids", "wire_id"]
+if TYPE_CHECKING:
+    from ..._run._options import LangOptions
+
+__all__ = ["encode_extra_sampling", "encode_messages", "own_call_ids", "wire_id"]
 
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -38,6 +44,25 @@ def wire_id(call_id: str) -> str:
         return call_id
     digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
     return f"{_ID_BAD_CHARS.sub('_', call_id)}_{digest}"
+
+
+def encode_extra_sampling(
+    options: LangOptions, model: str, *, sampling: bool, thinking_on: bool
+) -> dict[str, Any]:
+    """``top_k`` and ``metadata.user_id``; the other extra sampling options are refused.
+
+    ``top_k`` follows ``temperature``: models that reject sampling options reject it too, and
+    extended thinking takes no ``top_k`` (400 from the API).
+    """
+    fields = extra_sampling(options, NAME, {"top_k": "top_k", "user": "user"})
+    if "top_k" in fields and not sampling:
+        raise errors.ConfigError(f"{model} does not accept top_k; leave it unset")
+    if "top_k" in fields and thinking_on:
+        raise errors.ConfigError("Anthropic thinking does not take top_k; leave it unset")
+    user = fields.pop("user", None)
+    if user is not None:
+        fields["metadata"] = {"user_id": user}
+    return fields
 
 
 def encode_messages(

@@ -17,7 +17,9 @@ from typing import Any
 from ..._conversation._messages import LangMessage, Part, TextPart, ThinkingPart
 from ..._conversation._messages import ToolCallPart as CallPart
 from ..._conversation._result import LangResult
-from .._callstate import packed_id
+from .._callstate import packed_id, unpack_calls
+from .._front_checks import check_body, check_schema
+from .._front_fields import read_sampling, refuse_set, refuse_unknown, refuse_unless
 from .._serving import (
     ClientRequest,
     ErrorKind,
@@ -46,6 +48,19 @@ _ERROR_TYPES: dict[ErrorKind, str] = {
     "timeout": "timeout_error",
 }
 _CHOICES = {"auto": "auto", "any": "required", "none": "none"}
+# Every request field of the wire: the ones read below, and the ones refused by _REFUSED.
+_FIELDS = frozenset(
+    {
+        *("model", "messages", "max_tokens", "system", "tools", "tool_choice", "stream"),
+        *("temperature", "top_p", "top_k", "stop_sequences", "thinking", "metadata"),
+        *("service_tier", "container", "context_management", "mcp_servers"),
+    }
+)
+_REFUSED = {
+    "container": "code execution runs at Anthropic only",
+    "context_management": "not every backend edits the context",
+    "mcp_servers": "the MCP connector runs at Anthropic only",
+}
 
 
 class AnthropicMessages:
@@ -56,10 +71,15 @@ class AnthropicMessages:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
+        refuse_unknown(body, _FIELDS)
+        refuse_set(body, _REFUSED)
+        refuse_unless(body, "service_tier", "auto")
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = read_messages(body.get("messages"), _message)
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         system = _system(body.get("system"))
         if system:
             messages.insert(0, LangMessage.text("system", system))
@@ -122,6 +142,8 @@ def _block(part: Part) -> dict[str, Any] | None:
 def _message(message: Any, where: str) -> dict[str, Any]:
     if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
         raise bad_request("a message must be an object with role user or assistant", where)
+    if message.get("content") is None:
+        raise bad_request("a message needs 'content'", f"{where}.content")
     return message
 
 
@@ -143,6 +165,8 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
         "temperature": check_number(body, "temperature"),
         "top_p": check_number(body, "top_p"),
         "stop": _stop(body.get("stop_sequences")),
+        "user": _user(body),
+        **read_sampling(body, ("top_k",)),
     }
     choice = check_type(body, "tool_choice", dict)
     if choice is not None:
@@ -153,6 +177,16 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _user(body: Mapping[str, Any]) -> str | None:
+    """``metadata.user_id``, the one metadata key the API has."""
+    metadata = check_type(body, "metadata", dict) or {}
+    refuse_unknown(metadata, ("user_id",), "metadata")
+    user = metadata.get("user_id")
+    if user is not None and not isinstance(user, str):
+        raise bad_request("'metadata.user_id' must be a string", "metadata.user_id")
+    return user or None
+
+
 def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     if entry.get("type") not in (None, "custom"):  # server tools run at Anthropic only
         raise bad_request(f"tool type {entry.get('type')!r} is not supported here", where)
@@ -161,6 +195,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     schema = entry.get("input_schema")
     if not isinstance(schema, Mapping):
         raise bad_request("a tool needs an 'input_schema' object", f"{where}.input_schema")
+    check_schema(schema, f"{where}.input_schema")
     return {
         "name": entry["name"],
         "description": entry.get("description", ""),

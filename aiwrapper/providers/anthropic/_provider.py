@@ -41,7 +41,7 @@ from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
 from .._vertex import VertexConfig, vertex_token
 from ._decode import AnthropicStreamDecoder
-from ._encode import encode_messages, own_call_ids
+from ._encode import encode_extra_sampling, encode_messages, own_call_ids
 from ._errors import error_from_response
 from ._models import (
     check_thinking_turn,
@@ -134,6 +134,10 @@ class AnthropicProvider:
         if choice is not None:
             body["tool_choice"] = choice
         body.update(encode_sampling(options, family, request.model, thinking_on=thinking_on))
+        sampling, model = family.sampling, request.model
+        body.update(
+            encode_extra_sampling(options, model, sampling=sampling, thinking_on=thinking_on)
+        )
         body.update(thinking)
         output = output_spec(options.output_type)
         if output is not None:  # beside a thinking effort, in the same output_config

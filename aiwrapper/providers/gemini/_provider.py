@@ -26,7 +26,7 @@ from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
-from .._base import merge_extra_body, refuse_unenforceable, sampling_fields
+from .._base import extra_sampling, merge_extra_body, refuse_unenforceable, sampling_fields
 from .._vertex import VertexConfig, vertex_token
 from ._decode import GeminiStreamDecoder
 from ._dialect import SCHEMA_DIALECTS
@@ -51,6 +51,13 @@ __all__ = [
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 _LEVELS = ("minimal", "low", "medium", "high")
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+# generationConfig's own sampling fields; it takes no logit bias nor an end user's id.
+_EXTRA_SAMPLING = {
+    "seed": "seed",
+    "presence_penalty": "presencePenalty",
+    "frequency_penalty": "frequencyPenalty",
+    "top_k": "topK",
+}
 # Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
 # thinking docs: "If you use the thinking_level parameter with a model earlier than Gemini 3,
 # the model returns an error"), so an effort becomes a budget there, from the thinking table.
@@ -228,6 +235,7 @@ def encode_generation_config(options: LangOptions, *, legacy: bool = False) -> d
     config = sampling_fields(
         options, max_tokens="maxOutputTokens", top_p="topP", stop="stopSequences"
     )
+    config.update(extra_sampling(options, PROVIDER, _EXTRA_SAMPLING))
     thinking = encode_thinking(options.thinking, legacy=legacy)
     if thinking is not None:
         config["thinkingConfig"] = thinking

@@ -15,7 +15,13 @@ from ..._knowledge._modelrules import thinking_effort
 from ..._run._contract import ProviderRequest
 from ..._run._options import LangOptions
 from ..._tools.decorator import read_only_schema
-from .._base import error_result_text, refuse_unenforceable, result_text, sampling_fields
+from .._base import (
+    error_result_text,
+    extra_sampling,
+    refuse_unenforceable,
+    result_text,
+    sampling_fields,
+)
 from ._content import unread_fields
 from ._defaults import NAME
 
@@ -121,4 +127,14 @@ def _think_level(thinking: bool | int) -> str:
 
 def encode_generation(options: LangOptions) -> dict[str, Any]:
     """The body's ``options`` object: sampling and the output cap (``num_predict``)."""
-    return sampling_fields(options, max_tokens="num_predict", top_p="top_p", stop="stop")
+    fields = sampling_fields(options, max_tokens="num_predict", top_p="top_p", stop="stop")
+    return {**fields, **extra_sampling(options, NAME, _EXTRA_SAMPLING)}
+
+
+# The runner's sampling parameters; it takes no logit bias nor an end user's id.
+_EXTRA_SAMPLING = {
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "top_k": "top_k",
+}

@@ -17,7 +17,7 @@ from ..._conversation._messages import LangMessage, TextPart, ThinkingPart, Tool
 from ..._run._contract import ProviderRequest, ToolChoice
 from ..._run._output import OutputSpec
 from ..._tools.decorator import read_only_schema
-from .._base import error_result_text, refuse_unenforceable, result_text
+from .._base import error_result_text, extra_sampling, refuse_unenforceable, result_text
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ def encode_sampling(profile: OpenAIProfile, options: LangOptions, body: dict[str
         body[profile.max_tokens_field] = options.max_tokens
     if options.stop is not None:
         body["stop"] = options.stop if isinstance(options.stop, str) else list(options.stop)
+    body.update(extra_sampling(options, profile.name, _EXTRA_SAMPLING))
 
 
 def encode_tools(profile: OpenAIProfile, request: ProviderRequest, body: dict[str, Any]) -> None:
@@ -217,6 +218,14 @@ def _wire_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
 
 # Kept for the user but never sent back: a Chat Completions assistant message has no
 # ``annotations`` field, and strict servers (Groq) reject message fields they do not know.
+# Chat Completions has no top_k (compatible servers that take one get it through extra_body).
+_EXTRA_SAMPLING = {
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "logit_bias": "logit_bias",
+    "user": "user",
+}
 _KEPT_NOT_SENT = frozenset({"annotations"})
 
 

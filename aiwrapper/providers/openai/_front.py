@@ -16,6 +16,16 @@ from typing import Any
 
 from ..._conversation._messages import ToolCallPart
 from ..._conversation._result import LangResult
+from .._callstate import unpack_calls
+from .._front_checks import check_body, check_schema
+from .._front_fields import (
+    read_sampling,
+    read_user,
+    refuse_logprobs,
+    refuse_set,
+    refuse_unknown,
+    refuse_unless,
+)
 from .._serving import (
     ClientRequest,
     ErrorKind,
@@ -51,6 +61,26 @@ _ERROR_TYPES: dict[ErrorKind, str] = {
     "timeout": "timeout_error",
 }
 _EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+_SAMPLING = ("seed", "presence_penalty", "frequency_penalty", "logit_bias")
+# Every request field of the wire: the ones read below, and the ones refused by _REFUSED.
+_FIELDS = frozenset(
+    {
+        *("model", "messages", "tools", "tool_choice", "parallel_tool_calls", "stream"),
+        *("stream_options", "temperature", "top_p", "max_tokens", "max_completion_tokens"),
+        *("stop", "n", "response_format", "reasoning_effort", *_SAMPLING, "user"),
+        *("safety_identifier", "logprobs", "top_logprobs", "store", "service_tier"),
+        *("modalities", "verbosity", "prompt_cache_key", "metadata", "audio", "prediction"),
+        *("web_search_options", "functions", "function_call"),
+    }
+)
+_REFUSED = {
+    "metadata": "it is kept only with stored completions, and nothing is stored here",
+    "audio": "answers are text",
+    "prediction": "not every backend takes predicted outputs",
+    "web_search_options": "built-in tools run at OpenAI only",
+    "functions": "send 'tools'",
+    "function_call": "send 'tool_choice'",
+}
 
 
 class OpenAIChat:
@@ -61,14 +91,15 @@ class OpenAIChat:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
-        if check_number(body, "n", integer=True) not in (None, 1):
-            raise bad_request("only n=1 is supported", "n")
-        _refuse_response_format(body)
+        _refuse_unsupported(body)
         stream_options = check_type(body, "stream_options", dict) or {}
+        messages = read_messages(body.get("messages"), _message)
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         return ClientRequest(
             route=route,
-            messages=read_messages(body.get("messages"), _message),
+            messages=messages,
             options=_options(body),
             stream=bool(check_type(body, "stream", bool)),
             include_usage=bool(stream_options.get("include_usage")),
@@ -123,8 +154,19 @@ def openai_error_body(error: GatewayError) -> dict[str, Any]:
     }
 
 
-def _refuse_response_format(body: dict[str, Any]) -> None:
-    """A JSON answer the gateway cannot ask of every backend is refused, never ignored."""
+def _refuse_unsupported(body: dict[str, Any]) -> None:
+    """What the gateway cannot honour is refused by name, never ignored."""
+    refuse_unknown(body, _FIELDS)
+    refuse_set(body, _REFUSED)
+    if check_number(body, "n", integer=True) not in (None, 1):
+        raise bad_request("only n=1 is supported", "n")
+    refuse_logprobs(body)
+    refuse_unless(body, "store", False)
+    refuse_unless(body, "service_tier", "auto", "default")
+    refuse_unless(body, "modalities", ["text"])
+    refuse_unless(body, "verbosity", "medium")  # the default: anything else changes answers
+    check_type(body, "prompt_cache_key", str)  # a cache-routing hint: answers are the same
+    # A JSON answer the gateway cannot ask of every backend.
     wanted = check_type(body, "response_format", dict)
     if wanted is not None and wanted.get("type") != "text":
         raise bad_request(
@@ -136,7 +178,37 @@ def _refuse_response_format(body: dict[str, Any]) -> None:
 def _message(message: Any, where: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise bad_request("a message must be an object", where)
+    _check_calls(message.get("tool_calls"), f"{where}.tool_calls")
+    if message.get("content") is None and not _has_turn(message):
+        raise bad_request("a message needs 'content'", f"{where}.content")
+    if message.get("tool_call_id") is not None and not isinstance(message["tool_call_id"], str):
+        raise bad_request("'tool_call_id' must be a string", f"{where}.tool_call_id")
     return _with_thinking(message)
+
+
+def _has_turn(message: dict[str, Any]) -> bool:
+    """An assistant message may leave ``content`` out when it holds calls or reasoning."""
+    keys = ("tool_calls", "thinking_blocks", "reasoning_content")
+    return message.get("role") == "assistant" and any(message.get(key) for key in keys)
+
+
+def _check_calls(calls: Any, where: str) -> None:
+    """An echoed assistant message's ``tool_calls``: a list of function calls, or nothing."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise bad_request("'tool_calls' must be a list", where)
+    for index, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(call.get("id"), str):
+            message = "a tool call must be {'id': ..., 'type': 'function', 'function': {...}}"
+            raise bad_request(message, f"{where}[{index}]")
+        if not isinstance(function.get("name"), str):
+            raise bad_request("a call needs a 'name'", f"{where}[{index}].function.name")
+        if not isinstance(function.get("arguments", ""), str):
+            raise bad_request(
+                "'arguments' must be JSON text", f"{where}[{index}].function.arguments"
+            )
 
 
 def _with_thinking(message: dict[str, Any]) -> dict[str, Any]:
@@ -170,6 +242,7 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
     if options["max_tokens"] is None:
         options["max_tokens"] = check_number(body, "max_tokens", integer=True)
     options["stop"] = _stop(body.get("stop"))
+    options.update(read_sampling(body, _SAMPLING), user=read_user(body))
     effort = check_type(body, "reasoning_effort", str)
     if effort is not None:
         if effort not in (*_EFFORTS, "none"):
@@ -184,6 +257,8 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
         raise bad_request("a tool must be {'type': 'function', 'function': {...}}", where)
     if not isinstance(function.get("name"), str):
         raise bad_request("a function needs a 'name'", f"{where}.function.name")
+    if function.get("parameters") is not None:
+        check_schema(function["parameters"], f"{where}.function.parameters")
     return entry
 
 

@@ -24,7 +24,13 @@ from ..._run._contract import ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import OutputSpec, output_spec
 from ..._tools import Tool
-from .._base import error_result_text, merge_extra_body, result_text, sampling_fields
+from .._base import (
+    error_result_text,
+    extra_sampling,
+    merge_extra_body,
+    result_text,
+    sampling_fields,
+)
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
 from ..openai._rules import rules_for
@@ -228,6 +234,8 @@ def _encode_sampling(options: LangOptions, body: dict[str, Any]) -> None:
     # A model known to refuse temperature and top_p has lost them already, with a warning;
     # stop was refused before (request_body).
     body.update(sampling_fields(options, max_tokens="max_output_tokens", top_p="top_p", stop=""))
+    # The Responses API has no seed, penalties, logit_bias or top_k: each is refused by name.
+    body.update(extra_sampling(options, "the Responses API", {"user": "user"}))
     if options.max_tokens is not None:
         body["max_output_tokens"] = max(options.max_tokens, _MIN_OUTPUT_TOKENS)
     thinking = options.thinking

@@ -19,6 +19,9 @@ from typing import Any
 
 from ..._conversation._messages import LangMessage
 from ..._conversation._result import LangResult
+from .._callstate import unpack_calls
+from .._front_checks import check_body, check_schema
+from .._front_fields import read_user, refuse_set, refuse_unknown, refuse_unless
 from .._serving import (
     ClientRequest,
     GatewayError,
@@ -47,6 +50,18 @@ _EFFORTS: dict[str, str | bool] = {
 }
 _STATEFUL = ("previous_response_id", "conversation", "prompt")
 _INCLUDABLE = ("reasoning.encrypted_content",)  # always sent when there is state to carry
+# Every request field of the wire: the ones read below, and the ones refused.
+_FIELDS = frozenset(
+    {
+        *("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls"),
+        *("max_output_tokens", "temperature", "top_p", "reasoning", "text", "truncation"),
+        *("metadata", "user", "safety_identifier", "prompt_cache_key", "store", "stream"),
+        *("stream_options", "include", "background", "service_tier", "top_logprobs"),
+        *("max_tool_calls", *_STATEFUL),
+    }
+)
+_REFUSED = {"max_tool_calls": "it caps built-in tools, which run at OpenAI only"}
+_SUMMARIES = ("auto", "concise", "detailed")
 
 
 class ResponsesAPI:
@@ -57,9 +72,11 @@ class ResponsesAPI:
 
     def decode(self, body: Any) -> ClientRequest:
         """The request, or a 400 naming the field at fault."""
+        check_body(body)
         route = read_route(body)
         _refuse_unsupported(body)
         messages = read_input(body.get("input"))
+        unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         instructions = check_type(body, "instructions", str)
         if instructions:
             messages.insert(0, LangMessage.text("system", instructions))
@@ -86,6 +103,13 @@ class ResponsesAPI:
 
 
 def _refuse_unsupported(body: Mapping[str, Any]) -> None:
+    refuse_unknown(body, _FIELDS)
+    refuse_set(body, _REFUSED)
+    refuse_unless(body, "service_tier", "auto", "default")
+    refuse_unless(body, "truncation", "disabled")  # the whole conversation is always sent
+    check_type(body, "prompt_cache_key", str)  # a cache-routing hint: answers are the same
+    check_type(body, "stream_options", dict)  # obfuscation padding: none is sent here
+    _check_metadata(body)
     for key in _STATEFUL:
         if body.get(key) is not None:
             message = f"{key!r} is not supported: this gateway keeps no state; send the whole "
@@ -96,9 +120,12 @@ def _refuse_unsupported(body: Mapping[str, Any]) -> None:
     for index, included in enumerate(check_type(body, "include", list) or ()):
         if included not in _INCLUDABLE:
             raise bad_request(f"include {included!r} is not supported here", f"include[{index}]")
-    text_format = (check_type(body, "text", dict) or {}).get("format")
-    if text_format is not None and (_kind(text_format) != "text"):
+    text = check_type(body, "text", dict) or {}
+    refuse_unknown(text, ("format", "verbosity"), "text")
+    if text.get("format") is not None and (_kind(text["format"]) != "text"):
         raise bad_request("text.format other than {'type': 'text'} is not supported", "text.format")
+    if text.get("verbosity") not in (None, "medium"):  # the default: others change answers
+        raise bad_request("text.verbosity other than 'medium' is not supported", "text.verbosity")
     if check_number(body, "top_logprobs", integer=True):
         raise bad_request("logprobs are not supported by this gateway", "top_logprobs")
 
@@ -111,16 +138,34 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
         "temperature": check_number(body, "temperature"),
         "top_p": check_number(body, "top_p"),
         "max_tokens": check_number(body, "max_output_tokens", integer=True),
+        "user": read_user(body),
     }
     choice = body.get("tool_choice")
     if choice is not None:
         options["function_call"] = _tool_choice(choice, [t.name for t in tools])
-    effort = (check_type(body, "reasoning", dict) or {}).get("effort")
+    effort = _reasoning(body).get("effort")
     if effort is not None:
-        if effort not in _EFFORTS:
+        if not isinstance(effort, str) or effort not in _EFFORTS:
             raise bad_request(f"unknown reasoning effort {effort!r}", "reasoning.effort")
         options["thinking"] = _EFFORTS[effort]
     return options
+
+
+def _reasoning(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``reasoning``: an effort, and a summary wish (summaries always come when there are)."""
+    reasoning = check_type(body, "reasoning", dict) or {}
+    refuse_unknown(reasoning, ("effort", "summary", "generate_summary"), "reasoning")
+    for key in ("summary", "generate_summary"):
+        if reasoning.get(key) not in (None, *_SUMMARIES):
+            raise bad_request(f"reasoning.{key} must be one of {_SUMMARIES}", f"reasoning.{key}")
+    return reasoning
+
+
+def _check_metadata(body: Mapping[str, Any]) -> None:
+    """``metadata``, echoed on the response as OpenAI does: string keys to string values."""
+    metadata = check_type(body, "metadata", dict) or {}
+    if not all(isinstance(value, str) for value in metadata.values()):
+        raise bad_request("metadata values must be strings", "metadata")
 
 
 def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
@@ -131,6 +176,8 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     if not isinstance(entry.get("name"), str):
         raise bad_request("a function tool needs a 'name'", f"{where}.name")
     parameters = entry.get("parameters")
+    if parameters is not None:
+        check_schema(parameters, f"{where}.parameters")
     return {
         "name": entry["name"],
         "description": entry.get("description") or "",

@@ -63,7 +63,7 @@ def _item(item: Any, where: str) -> list[LangMessage]:
         content = output if output is not None else ""
         return messages_from_dict({"role": "tool", "tool_call_id": call_id, "content": content})
     if kind == "reasoning":
-        return _reasoning(item)
+        return _reasoning(item, where)
     raise bad_request(f"input items of type {kind!r} are not supported here", f"{where}.type")
 
 
@@ -71,6 +71,8 @@ def _message(item: Mapping[str, Any], where: str) -> list[LangMessage]:
     role = item.get("role")
     if role not in _ROLES:
         raise bad_request(f"role must be one of {', '.join(_ROLES)}", f"{where}.role")
+    if item.get("content") is None:
+        raise bad_request("a message needs 'content'", f"{where}.content")
     return messages_from_dict({"role": role, "content": item.get("content")})
 
 
@@ -81,13 +83,22 @@ def _function(item: Mapping[str, Any], where: str) -> dict[str, str]:
     return {"name": _string(item, "name", where), "arguments": arguments}
 
 
-def _reasoning(item: Mapping[str, Any]) -> list[LangMessage]:
-    summary = [_text(part) for part in item.get("summary") or ()]
+def _reasoning(item: Mapping[str, Any], where: str) -> list[LangMessage]:
+    summary = [_text(part) for part in _parts(item, "summary", where)]
     # The summary when there is one; else the raw reasoning text some servers send instead.
-    texts = summary if any(summary) else [_text(part) for part in item.get("content") or ()]
+    texts = summary if any(summary) else [_text(part) for part in _parts(item, "content", where)]
     text = "\n\n".join(t for t in texts if t)
     part = reasoning_part(text, item.get("encrypted_content"))
     return [LangMessage("assistant", [part])] if part is not None else []
+
+
+def _parts(item: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    parts = item.get(key)
+    if parts is None:
+        return []
+    if not isinstance(parts, list):
+        raise bad_request(f"{key!r} must be a list of parts", f"{where}.{key}")
+    return parts
 
 
 def _text(part: Any) -> str:
