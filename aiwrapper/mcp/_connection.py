@@ -26,11 +26,12 @@ import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CONNECTION_CLOSED
+from mcp_types import CONNECTION_CLOSED, PARSE_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._errors import AIWrapperError, ConnectionError
 from .._sizelimits import SizeLimits
+from ._capped import capping_hook
 from ._errors import MCPToolError
 from ._stdio import StdioTransport
 from ._tail import STDERR_TAIL_BYTES, OutputTail
@@ -171,6 +172,8 @@ class Connection:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = self.lost or self._failure("lost the connection to", exc)
                 raise self.lost from exc
+            if exc.code == PARSE_ERROR:  # an answer that cannot be read, or one over the cap
+                raise MCPToolError(f"cannot read the server's answer: {exc.message}") from exc
             raise MCPToolError(f"the server refused the call: {exc.message}") from exc
         except (httpx2.HTTPError, OSError, anyio.BrokenResourceError) as exc:
             self.lost = self.lost or self._failure("lost the connection to", exc)
@@ -193,7 +196,9 @@ class Connection:
         spec = self.spec
         if spec.url is not None:
             http = httpx2.AsyncClient(
-                headers=dict(spec.headers), timeout=httpx2.Timeout(30, read=300)
+                headers=dict(spec.headers),
+                timeout=httpx2.Timeout(30, read=300),
+                event_hooks={"response": [capping_hook(spec.max_message_bytes)]},
             )
             self._stack.push_async_callback(http.aclose)
             return streamable_http_client(

@@ -46,17 +46,28 @@ async def stop(process: anyio.abc.Process) -> None:
     Shielded from cancellation and bounded in time: a cancelled run still stops its server.
     """
     with anyio.CancelScope(shield=True):
-        # Its stdout first: a server blocked writing an answer nobody reads gets EPIPE and exits.
-        for stream in (process.stdout, process.stdin):
-            if stream is not None:
-                with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await stream.aclose()
-        await _exited(process, _GRACE)
-        # The leader's pid names its group even after it exited, while any member lives on.
-        await _end_group(process.pid, process)
-        if process.stderr is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await process.stderr.aclose()
+        async with anyio.create_task_group() as group:
+            # Read to the end: a server blocked writing an answer nobody reads can exit, and
+            # the pipe sees its end (else it is left open, to the garbage collector).
+            group.start_soon(_drain, process.stdout)
+            await _close(process.stdin)
+            await _exited(process, _GRACE)
+            # The leader's pid names its group even after it exited, while any member lives on.
+            await _end_group(process.pid, process)
+            group.cancel_scope.deadline = anyio.current_time() + _GRACE  # a helper that left
+        await _close(process.stdout)
+
+
+async def _drain(stream: anyio.abc.ByteReceiveStream | None) -> None:
+    with suppress(OSError, anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        while stream is not None:
+            await stream.receive()
+
+
+async def _close(stream: anyio.abc.AsyncResource | None) -> None:
+    if stream is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await stream.aclose()
 
 
 async def _end_group(group: int, process: anyio.abc.Process) -> None:

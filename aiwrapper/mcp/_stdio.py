@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import PARSE_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 from pydantic import ValidationError
 
+from ._capped import too_large
 from ._process import spawn, stop
 from ._tail import OutputTail
 
@@ -71,19 +72,27 @@ class StdioTransport:
         process = await spawn(self._command, self._args, env=env, cwd=self._cwd)
         to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._read_stdout, process, to_session)
-                group.start_soon(self._write_stdin, process, from_session, to_session)
-                group.start_soon(self._read_stderr, process)
-                try:
-                    yield from_server, to_server
-                finally:
-                    group.cancel_scope.cancel()
-        finally:
-            await stop(process)
-            for stream in (to_session, from_server, to_server, from_session):
-                await stream.aclose()
+        stderr_read = anyio.Event()
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(self._read_stderr, process, stderr_read)
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._read_stdout, process, to_session)
+                    group.start_soon(self._write_stdin, process, from_session, to_session)
+                    try:
+                        yield from_server, to_server
+                    finally:
+                        group.cancel_scope.cancel()
+            finally:
+                await stop(process)
+                # Its last words explain a failure: read stderr to its end (now near).
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                    await stderr_read.wait()
+                for stream in (to_session, from_server, to_server, from_session):
+                    stream.close()
+                outer.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True), suppress(OSError, anyio.BrokenResourceError):
+                    await process.stderr.aclose()  # type: ignore[union-attr]  # spawned with pipes
 
     async def _read_stdout(
         self, process: anyio.abc.Process, to_session: MemoryObjectSendStream[Any]
@@ -96,10 +105,7 @@ class StdioTransport:
                     try:
                         line = await lines.receive_until(b"\n", self._max)
                     except anyio.DelimiterNotFound:
-                        self.failure = (
-                            f"the server sent a message of more than {self._max:,} bytes "
-                            "(max_message_bytes)"
-                        )
+                        self.failure = too_large(self._max)
                         return  # the session sees the connection end; its requests fail
                     message = self._decode(line)
                     if message is not None:
@@ -119,11 +125,15 @@ class StdioTransport:
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await to_session.aclose()  # the server stopped reading: no request waits forever
 
-    async def _read_stderr(self, process: anyio.abc.Process) -> None:
+    async def _read_stderr(self, process: anyio.abc.Process, done: anyio.Event) -> None:
         assert process.stderr is not None  # spawned with pipes
-        with suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        try:
             async for chunk in process.stderr:
                 self.stderr.feed(chunk)
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        finally:
+            done.set()
 
     def _decode(self, line: bytes) -> SessionMessage | None:
         """A line of stdout as a message, an error answer to its request, or nothing."""

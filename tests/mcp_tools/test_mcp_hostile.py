@@ -166,7 +166,9 @@ async def test_a_result_over_the_message_cap_is_an_error_result() -> None:
     [message] = [m for m in result.messages if m.role == "tool"]
     assert message.is_error
     assert message.content.startswith("ConnectionError: lost the connection to MCP server")
-    assert "a message of more than 1,048,576 bytes (max_message_bytes)" in message.content
+    assert message.content.endswith(
+        ": the server sent a message of more than 1,048,576 bytes (max_message_bytes)"
+    )
     assert time.monotonic() - started < 10
 
 
@@ -176,3 +178,20 @@ async def test_a_result_under_the_message_cap_arrives_whole() -> None:
     [call] = result.function_calls
     assert call.status == "done"
     assert len(call.result.content[0].text) == 3 * 2**19
+
+
+async def test_a_result_over_the_message_cap_is_an_error_result_over_http(
+    http_urls: dict[str, str],
+) -> None:
+    server = MCPServer.http(http_urls["main"], max_message_bytes=2**20)
+    big = {"name": "big", "arguments": {"megabytes": 2}, "id": "b"}
+    add = {"name": "add", "arguments": {"a": 1, "b": 2}, "id": "a"}
+    turns = [{"function_calls": [big]}, {"function_calls": [add]}, "ok"]
+    result = await Lang.scripted(turns).ask("go", functions=[server])
+    first, second = [m for m in result.messages if m.role == "tool"]
+    assert first.is_error
+    assert first.content == (
+        "MCPToolError: cannot read the server's answer: "
+        "the server sent a message of more than 1,048,576 bytes (max_message_bytes)"
+    )
+    assert (second.is_error, second.content) == (False, "3")  # the connection goes on
