@@ -70,14 +70,14 @@ async def test_a_silent_handshake_is_bounded_by_the_servers_timeout(silent: Any)
     started = time.monotonic()
     with pytest.raises(ConnectionError, match=r"did not answer the handshake within 1 s"):
         await Lang.scripted(["never"]).ask("go", functions=[silent(timeout=1)])
-    assert time.monotonic() - started < 6  # 1 s, and the stdio server's exit
+    assert time.monotonic() - started < 15  # 1 s, and the stdio server starting and exiting
 
 
 async def test_a_silent_handshake_is_bounded_by_the_run_timeout(silent: Any) -> None:
     started = time.monotonic()
     with pytest.raises(RunTimeoutError, match="within 1 s"):
         await Lang.scripted(["never"]).ask("go", functions=[silent()], timeout=1)
-    assert time.monotonic() - started < 6
+    assert time.monotonic() - started < 15
 
 
 async def test_a_silent_handshake_bounds_async_with_too(silent: Any) -> None:
@@ -98,7 +98,7 @@ async def test_an_unreadable_tool_list_is_a_prompt_error_naming_the_server() -> 
         await Lang.scripted(["never"]).ask("go", functions=[raw("nested")], timeout=30)
     assert str(caught.value).startswith(f"cannot list the tools of MCP server {sys.executable} ")
     assert "nested" in str(caught.value)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20  # not the run timeout: at once
 
 
 def running(pid: int) -> bool:
@@ -169,7 +169,7 @@ async def test_a_result_over_the_message_cap_is_an_error_result() -> None:
     assert message.content.endswith(
         ": the server sent a message of more than 1,048,576 bytes (max_message_bytes)"
     )
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20
 
 
 async def test_a_result_under_the_message_cap_arrives_whole() -> None:
