@@ -3,6 +3,7 @@
 Run as ``python raw_server.py BEHAVIOUR [ARG]``:
 
 - ``silent``: reads its stdin and never answers anything (not even ``initialize``);
+- ``unlisted``: answers the handshake, and never answers ``tools/list``;
 - ``nested``: answers the handshake, then lists a tool whose schema is nested 100 levels deep;
 - ``noisy``: prints a line of plain text to stdout before each answer;
 - ``stderr MB``: writes ``MB`` megabytes of stderr, ending with ``last words``, and exits;
@@ -78,6 +79,8 @@ def main() -> None:
             file.write(str(child.pid))
     for line in sys.stdin:
         request = json.loads(line)
+        if request.get("method") == "tools/list" and BEHAVIOUR == "unlisted":
+            continue
         if BEHAVIOUR != "silent" and "id" in request and "method" in request:
             send(answer(request))
 

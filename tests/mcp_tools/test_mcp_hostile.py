@@ -92,6 +92,13 @@ async def test_cancelling_a_run_during_the_handshake_is_a_clean_cancel(silent: A
     assert scope.cancelled_caught
 
 
+async def test_an_unanswered_tool_list_is_bounded_by_the_servers_timeout() -> None:
+    started = time.monotonic()
+    with pytest.raises(ConnectionError, match=r"unlisted did not list its tools within 1 s$"):
+        await Lang.scripted(["never"]).ask("go", functions=[raw("unlisted", timeout=1)])
+    assert time.monotonic() - started < 15
+
+
 async def test_an_unreadable_tool_list_is_a_prompt_error_naming_the_server() -> None:
     started = time.monotonic()
     with pytest.raises(ConnectionError) as caught:
