@@ -1,7 +1,8 @@
 """One open connection to an MCP server: the session, its tool list, its calls, its errors.
 
 This module owns everything that touches the ``mcp`` package's client: opening the transport
-(a subprocess over stdio, or streamable HTTP), reading the whole tool list (every page), noticing
+(a subprocess over stdio, see :mod:`aiwrapper.mcp._stdio`, or streamable HTTP), the handshake
+and reading the whole tool list (every page), both within the server's ``timeout``, noticing
 ``tools/list_changed`` in both protocol eras, calling a tool, and turning the package's failures
 into aiwrapper's errors. Entering and leaving a connection must happen in one task (the
 ``mcp`` client is built on anyio task groups); ``MCPServer`` and the run see to that. Turning
