@@ -202,3 +202,12 @@ async def test_a_result_over_the_message_cap_is_an_error_result_over_http(
         "the server sent a message of more than 1,048,576 bytes (max_message_bytes)"
     )
     assert (second.is_error, second.content) == (False, "3")  # the connection goes on
+
+
+def test_an_output_tail_keeps_only_the_last_bytes() -> None:
+    from aiwrapper.mcp._tail import OutputTail
+
+    tail = OutputTail(limit=8)
+    tail.feed(b"0123456789abcdef")  # one chunk larger than the window
+    tail.feed(b"XY")
+    assert (tail.size, tail.text()) == (8, "89abcdefXY"[-8:])
