@@ -1,8 +1,10 @@
 """MCP servers as tools: the model calls the tools of a small stdio server.
 
 Needs the extra: pip install 'aiwrapper[mcp]'. The server (examples/mcp_server/units_server.py)
-is started for the run and stopped when it ends. Without an API key the offline model calls
-each of its tools once and answers from the results.
+is started for the run and stopped when it ends. With an API key the model calls each tool
+once, with the number that goes with it. Without one, the offline model cannot tell which
+number goes with which tool: it calls each of the two tools with each of the two numbers
+(four calls), then answers from the results.
 """
 
 from __future__ import annotations

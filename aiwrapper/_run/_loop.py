@@ -85,27 +85,31 @@ class Run:
         continuable, and an ``AIWrapperError`` carries it as ``.result``.
         """
         try:
-            if not self.sources:
-                return await self._run_within_timeout()
-            # Sources are opened and closed by this task, the run's (anyio's same-task rule).
-            async with AsyncExitStack() as stack:
-                self.toolset = await Toolset.open(self.tools, self.sources, stack)
-                return await self._run_within_timeout()
+            return await self._run_within_timeout()
         except BaseException as exc:
             self._settle(exc)
             raise
 
     async def _run_within_timeout(self) -> LangResult:
         if self.options.timeout is None:
-            await self._rounds()
+            await self._open_and_run()
             return self.result
         with anyio.move_on_after(self.options.timeout) as scope:
-            await self._rounds()
+            await self._open_and_run()
         if scope.cancelled_caught:
             raise RunTimeoutError(
                 f"the run did not finish within {self.options.timeout:g} s", self.result
             )
         return self.result
+
+    async def _open_and_run(self) -> None:
+        if not self.sources:
+            return await self._rounds()
+        # Sources are opened (within the run's timeout: a server may never answer) and closed
+        # by this task, the run's, inside the timeout's scope (anyio's scopes must nest).
+        async with AsyncExitStack() as stack:
+            self.toolset = await Toolset.open(self.tools, self.sources, stack)
+            await self._rounds()
 
     async def _rounds(self) -> None:
         options = self.options

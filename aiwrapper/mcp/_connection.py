@@ -1,7 +1,8 @@
 """One open connection to an MCP server: the session, its tool list, its calls, its errors.
 
 This module owns everything that touches the ``mcp`` package's client: opening the transport
-(a subprocess over stdio, or streamable HTTP), reading the whole tool list (every page), noticing
+(a subprocess over stdio, see :mod:`aiwrapper.mcp._stdio`, or streamable HTTP), the handshake
+and reading the whole tool list (every page), both within the server's ``timeout``, noticing
 ``tools/list_changed`` in both protocol eras, calling a tool, and turning the package's failures
 into aiwrapper's errors. Entering and leaving a connection must happen in one task (the
 ``mcp`` client is built on anyio task groups); ``MCPServer`` and the run see to that. Turning
@@ -10,12 +11,14 @@ listed tools into ``Tool`` objects is left to :mod:`aiwrapper.mcp._tools`.
 
 from __future__ import annotations
 
+import math
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO, cast
 
 import anyio
 import anyio.abc
@@ -24,16 +27,21 @@ import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CONNECTION_CLOSED
+from mcp_types import CONNECTION_CLOSED, PARSE_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._errors import AIWrapperError, ConnectionError
+from .._sizelimits import SizeLimits
+from ._capped import capping_hook
 from ._errors import MCPToolError
+from ._stdio import StdioTransport
+from ._tail import STDERR_TAIL_BYTES, OutputTail
 
 __all__ = ["Connection", "TransportSpec"]
 
 _MAX_PAGES = 1000  # a server that keeps handing out cursors must not hang the run
-_STDERR_TAIL = 2000  # characters of the server's stderr quoted in an error
+# Like a provider stream's longest event: an MCP message is read whole before it is parsed.
+MESSAGE_BYTES = SizeLimits().frame_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +54,8 @@ class TransportSpec:
     cwd: str | Path | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float | None = None  # bounds the handshake and each listing, as it bounds a call
+    max_message_bytes: int = MESSAGE_BYTES
 
     @property
     def label(self) -> str:
@@ -63,7 +73,9 @@ class Connection:
         self.changed = True  # the tool list must be read (again)
         self._stack = AsyncExitStack()
         self._client: Client | None = None
-        self._errlog: IO[str] | None = None
+        self._errlog: IO[bytes] | None = None  # Windows: the mcp package's stdio client writes it
+        self._stdio: StdioTransport | None = None
+        self.stderr: OutputTail | None = None  # the tail of a stdio server's stderr
         self._lists_change = False  # the server announces tools/list_changed
         self._stop: anyio.Event | None = None  # set by close(): the session task leaves
         self.lost: AIWrapperError | None = None  # why the session ended before close()
@@ -82,11 +94,15 @@ class Connection:
             transport = self._transport()  # its file and HTTP client close after the task
             group = await self._stack.enter_async_context(anyio.create_task_group())
             await group.start(self._hold, transport)
-        except Exception as exc:
-            failure = self._failure("cannot connect to", exc)
+        except BaseException as exc:
+            # Cancelled too: the task group entered above must be left before the caller's
+            # cancel scope is, or anyio refuses to exit that scope (a RuntimeError). Not under
+            # a shield: a task group is left only from the scope it was entered in.
             with suppress(Exception):
                 await self._stack.aclose()
-            raise failure from exc
+            if not isinstance(exc, Exception):
+                raise
+            raise self._failure("cannot connect to", exc) from exc
 
     async def close(self) -> None:
         """End the session; a stdio server's process is stopped (shielded from cancellation)."""
@@ -99,22 +115,31 @@ class Connection:
         """Enter the session, serve calls from other tasks until ``close``, leave it."""
         started, stop = False, self._stop
         assert stop is not None  # made by open(), which starts this task
-        try:
-            async with (
-                Client(transport, message_handler=self._on_message) as client,
-                anyio.create_task_group() as listeners,
-            ):
-                await self._watch_list_changes(client, listeners)
-                self._client, started = client, True
-                task_status.started()
-                await stop.wait()
-                listeners.cancel_scope.cancel()
-        except Exception as exc:
-            if not started:
-                raise
-            self.lost = self._failure("lost the connection to", exc)
-        finally:
-            self._client = None
+        # The scope wraps the whole session (anyio's scopes must nest); its deadline is lifted
+        # once the handshake is done.
+        with anyio.CancelScope(deadline=_deadline(self.spec.timeout)) as handshake:
+            try:
+                async with (
+                    Client(transport, message_handler=self._on_message) as client,
+                    anyio.create_task_group() as listeners,
+                ):
+                    await self._watch_list_changes(client, listeners)
+                    handshake.deadline = math.inf
+                    self._client, started = client, True
+                    task_status.started()
+                    await stop.wait()
+                    listeners.cancel_scope.cancel()
+            except Exception as exc:
+                if not started:
+                    raise
+                self.lost = self._failure("lost the connection to", exc)
+            finally:
+                self._client = None
+        if handshake.cancelled_caught and not started:
+            raise ConnectionError(
+                f"MCP server {self.spec.label} did not answer the handshake within "
+                f"{self.spec.timeout:g} s"
+            )
 
     async def list_tools(self) -> list[types.Tool]:
         """Every tool of the server, following ``nextCursor`` page by page."""
@@ -123,15 +148,21 @@ class Connection:
         cursor: str | None = None
         self.changed = False  # a change announced while listing triggers another read
         try:
-            for _ in range(_MAX_PAGES):
-                page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-                tools += page.tools
-                cursor = page.next_cursor
-                if cursor is None:
-                    return tools
+            with anyio.move_on_at(_deadline(self.spec.timeout)):
+                for _ in range(_MAX_PAGES):
+                    page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                    tools += page.tools
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        return tools
+                raise ConnectionError(f"MCP server {self.spec.label}: tools/list never ended")
         except Exception as exc:
+            self.changed = True  # read it again next time
             raise self._failure("cannot list the tools of", exc) from exc
-        raise ConnectionError(f"MCP server {self.spec.label}: tools/list never ended")
+        self.changed = True
+        raise ConnectionError(
+            f"MCP server {self.spec.label} did not list its tools within {self.spec.timeout:g} s"
+        )
 
     async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         """Call a tool; a lost server is ``ConnectionError``, a refused call ``MCPToolError``."""
@@ -142,6 +173,8 @@ class Connection:
             if exc.code == CONNECTION_CLOSED:
                 self.lost = self.lost or self._failure("lost the connection to", exc)
                 raise self.lost from exc
+            if exc.code == PARSE_ERROR:  # an answer that cannot be read, or one over the cap
+                raise MCPToolError(f"cannot read the server's answer: {exc.message}") from exc
             raise MCPToolError(f"the server refused the call: {exc.message}") from exc
         except (httpx2.HTTPError, OSError, anyio.BrokenResourceError) as exc:
             self.lost = self.lost or self._failure("lost the connection to", exc)
@@ -160,26 +193,40 @@ class Connection:
             raise ConnectionError(f"MCP server {self.spec.label} is not connected")
         return self._client
 
-    def _make_client(self) -> Client:
-        return Client(self._transport(), message_handler=self._on_message)
-
     def _transport(self) -> Any:
         spec = self.spec
         if spec.url is not None:
             http = httpx2.AsyncClient(
-                headers=dict(spec.headers), timeout=httpx2.Timeout(30, read=300)
+                headers=dict(spec.headers),
+                timeout=httpx2.Timeout(30, read=300),
+                event_hooks={"response": [capping_hook(spec.max_message_bytes)]},
             )
             self._stack.push_async_callback(http.aclose)
-            return streamable_http_client(spec.url, http_client=http)
+            return streamable_http_client(
+                spec.url, http_client=http, max_sse_event_size=spec.max_message_bytes
+            )
+        env = dict(spec.env) if spec.env is not None else None
+        if sys.platform != "win32":
+            self._stdio = StdioTransport(
+                spec.command or "",
+                list(spec.args),
+                env=env,
+                cwd=spec.cwd,
+                label=spec.label,
+                max_message_bytes=spec.max_message_bytes,
+            )
+            self.stderr = self._stdio.stderr
+            return self._stdio.connect()
+        # Windows: the mcp package's client ends the server's process tree with a Job Object.
         # The server's stderr goes to a file, not the user's terminal; its tail explains failures.
-        errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        errlog = tempfile.TemporaryFile("w+b")  # noqa: SIM115 - closed by the stack
         self._stack.callback(errlog.close)  # closed with the connection, after the process
         self._errlog = errlog
-        env = dict(spec.env) if spec.env is not None else None
         params = StdioServerParameters(
             command=spec.command or "", args=list(spec.args), env=env, cwd=spec.cwd
         )
-        return stdio_client(params, errlog=self._errlog)
+        # Only its file descriptor is used: binary, so its tail can be read from an offset.
+        return stdio_client(params, errlog=cast(TextIO, errlog))
 
     async def _on_message(self, message: object) -> None:
         # Handshake-era servers announce a changed list with a notification.
@@ -211,7 +258,9 @@ class Connection:
         leaf = _first_leaf(exc)
         if isinstance(leaf, AIWrapperError):
             return leaf
-        if isinstance(leaf, FileNotFoundError) and self.spec.url is None:
+        if self._stdio is not None and self._stdio.failure is not None:
+            reason = self._stdio.failure
+        elif isinstance(leaf, FileNotFoundError) and self.spec.url is None:
             reason = f"command not found: {self.spec.command!r}"
         elif isinstance(leaf, MCPError):
             reason = leaf.message
@@ -220,15 +269,24 @@ class Connection:
         return ConnectionError(f"{doing} MCP server {self.spec.label}: {reason}{self._tail()}")
 
     def _tail(self) -> str:
-        log = self._errlog
-        if log is None or log.closed:
-            return ""
-        with suppress(OSError, ValueError):
-            log.flush()
-            log.seek(0)
-            text = log.read()[-_STDERR_TAIL:].strip()
-            return f"\nserver stderr:\n{text}" if text else ""
+        text = self.stderr.text() if self.stderr is not None else _file_tail(self._errlog)
+        return f"\nserver stderr:\n{text}" if text else ""
+
+
+def _file_tail(log: IO[bytes] | None) -> str:
+    """The end of a stderr file, read without reading it whole."""
+    if log is None or log.closed:
         return ""
+    with suppress(OSError, ValueError):
+        log.flush()
+        size = log.seek(0, 2)
+        log.seek(max(0, size - STDERR_TAIL_BYTES))
+        return log.read().decode("utf-8", errors="replace").strip()
+    return ""
+
+
+def _deadline(timeout: float | None) -> float:
+    return math.inf if timeout is None else anyio.current_time() + timeout
 
 
 def _first_leaf(exc: BaseException) -> BaseException:

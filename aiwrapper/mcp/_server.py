@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import mcp.types as types
 from .._errors import ConfigError
 from .._tools import Tool
 from .._tools.sources import ToolFeed, ToolSource
-from ._connection import Connection, TransportSpec
+from ._connection import MESSAGE_BYTES, Connection, TransportSpec
 from ._tools import Caller, ToolOptions, make_tools
 
 __all__ = ["MCPServer"]
@@ -76,10 +77,10 @@ class MCPServer(ToolSource):
                 of ``os.environ`` (API keys) is not passed unless given here.
             cwd: The working directory of the process.
             **common: ``prefix``, ``include``, ``exclude``, ``timeout``, ``requires_approval``,
-                ``sequential`` (see :meth:`http`).
+                ``sequential``, ``max_message_bytes`` (see :meth:`http`).
         """
         spec = TransportSpec(command=command, args=tuple(args), env=env, cwd=cwd)
-        return cls(spec, _options(**common))
+        return cls(_bounded(spec, common), _options(**common))
 
     @classmethod
     def http(
@@ -91,11 +92,15 @@ class MCPServer(ToolSource):
             url: Its endpoint (``http://127.0.0.1:8000/mcp``).
             headers: Sent with every request (an ``Authorization`` token, say).
             **common: ``prefix`` (declare tool ``t`` as ``prefix_t``), ``include`` and
-                ``exclude`` (the server's tool names), ``timeout`` (seconds per call),
-                ``requires_approval`` and ``sequential`` (``True`` for every tool, or a set of
-                the server's tool names).
+                ``exclude`` (the server's tool names), ``timeout`` (seconds for each call, for
+                the handshake and for reading the tool list), ``requires_approval`` and
+                ``sequential`` (``True`` for every tool, or a set of the server's tool names),
+                ``max_message_bytes`` (the largest message read from the server, 32 MiB by
+                default: a larger one ends the connection, and the call that waited for it
+                gets an error result).
         """
-        return cls(TransportSpec(url=url, headers=dict(headers or {})), _options(**common))
+        spec = TransportSpec(url=url, headers=dict(headers or {}))
+        return cls(_bounded(spec, common), _options(**common))
 
     async def __aenter__(self) -> MCPServer:
         if self._live is not None:
@@ -155,6 +160,19 @@ class MCPServer(ToolSource):
 
     def __repr__(self) -> str:
         return f"MCPServer({self._spec.label!r})"
+
+
+def _bounded(spec: TransportSpec, common: dict[str, Any]) -> TransportSpec:
+    """``spec`` with the server's ``timeout`` and message cap (taken out of ``common``)."""
+    cap = common.pop("max_message_bytes", MESSAGE_BYTES)
+    if type(cap) is not int or cap < 1:
+        raise ConfigError(f"max_message_bytes must be an int of at least 1, not {cap!r}")
+    timeout = common.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0
+    ):
+        raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    return replace(spec, timeout=timeout, max_message_bytes=cap)
 
 
 def _options(

@@ -114,6 +114,11 @@ def build_main() -> MCPServer:
         return os.getpid()
 
     @server.tool()
+    def big(megabytes: float) -> str:
+        """A long text result."""
+        return "x" * int(megabytes * 2**20)
+
+    @server.tool()
     def die() -> str:
         """Exit the process in the middle of the call."""
         os._exit(3)
