@@ -31,7 +31,7 @@ from mcp_types import CONNECTION_CLOSED, PARSE_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._errors import AIWrapperError, ConnectionError
-from .._sizelimits import SizeLimits
+from .._wire._sizelimits import SizeLimits
 from ._capped import capping_hook
 from ._errors import MCPToolError
 from ._stdio import StdioTransport
