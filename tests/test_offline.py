@@ -198,3 +198,30 @@ def test_a_search_query_is_the_question_not_a_pronoun() -> None:
     assert _calls("How do I stream?", search_docs) == [
         ("search_docs", {"query": "How do I stream?"})
     ]
+
+
+@pytest.mark.anyio
+async def test_results_through_the_gateway_are_named_by_their_call_id() -> None:
+    import httpx
+
+    from aiwrapper.gateway import Gateway
+
+    city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": city}}]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Oslo?"}]
+    transport = httpx.ASGITransport(Gateway({"offline": Lang.offline()}))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        for _ in range(2):
+            body = {"model": "offline", "messages": messages, "tools": tools}
+            answer = (await client.post("/v1/chat/completions", json=body)).json()
+            message = answer["choices"][0]["message"]
+            calls = message.get("tool_calls") or []
+            messages += [message] + [
+                {"role": "tool", "tool_call_id": c["id"], "content": "snow"} for c in calls
+            ]
+    assert [c["function"] for c in messages[1]["tool_calls"]] == [
+        {"name": "get_weather", "arguments": '{"city": "Oslo"}'}
+    ]
+    assert message["content"] == (
+        "Here is what the tools returned (offline model):\n- get_weather: snow"
+    )
