@@ -9,6 +9,7 @@ modules outside the package are left out.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from pathlib import Path
 
@@ -37,6 +38,16 @@ def import_graph(root: Path) -> Graph:
                 if target != module:
                     edges[target] = min(edges.get(target, node.lineno), node.lineno)
     return graph
+
+
+def package_graph() -> Graph:
+    """The graph of the package itself, read once per test process (each caller gets a copy)."""
+    return {module: dict(edges) for module, edges in _package_graph().items()}
+
+
+@functools.cache
+def _package_graph() -> Graph:
+    return import_graph(PACKAGE)
 
 
 def _targets(node: ast.AST, module: str, paths: dict[str, Path]) -> list[str]:

@@ -9,7 +9,7 @@ from aiwrapper._conversation._messages import LangMessage
 from aiwrapper._run._contract import ProviderRequest, ToolChoice, tool_choice
 from aiwrapper._run._options import LangOptions
 
-from .importgraph import PACKAGE, import_graph, reachable
+from .importgraph import package_graph, reachable
 
 
 @tool
@@ -70,12 +70,12 @@ def test_a_request_with_tool_choice_none_names_no_callable_tool() -> None:
 
 
 def test_the_contract_reaches_no_provider_module() -> None:
-    graph = import_graph(PACKAGE)
+    graph = package_graph()
     providers = {m for m in reachable(graph, "aiwrapper._run._contract") if ".providers" in m}
     assert providers == set()
 
 
 def test_the_loop_imports_no_provider_module() -> None:
-    imported = import_graph(PACKAGE)["aiwrapper._run._loop"]
+    imported = package_graph()["aiwrapper._run._loop"]
     assert "aiwrapper._run._contract" in imported
     assert [m for m in imported if m.startswith("aiwrapper.providers")] == []

@@ -20,6 +20,14 @@ KEYS = (
 )
 
 
+# What each example shows on the offline model, where the value comes from the question.
+SHOWS = {
+    "sequential_tools": "['100 -> bob']",  # "Send 100 to bob": not to "Send"
+    "dict_definition": "hit for 'How do I stream?'",
+    "typed_answers": "Oslo: ",
+}
+
+
 def offline_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     env["PYTHONPATH"] = str(ROOT)
@@ -40,6 +48,7 @@ def test_example_runs_offline(script: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "offline model" in done.stdout
+    assert SHOWS.get(script.stem, "") in done.stdout
 
 
 def test_the_demo_runs_offline() -> None:

@@ -37,3 +37,20 @@ def test_readme_snippet_runs(
     finally:  # the logging snippet turns DEBUG on: not for the tests that follow
         logger.setLevel(level)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_logging_snippet_prints_what_its_comments_say(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (snippet,) = [s for s in SNIPPETS if "logging.basicConfig" in s]
+    said = re.findall(r"^# ((?:DEBUG|INFO|WARNING|ERROR):aiwrapper[\w.]*:.*)$", snippet, re.M)
+    logger = logging.getLogger("aiwrapper")
+    monkeypatch.setattr(logger, "level", logger.level)  # the snippet turns DEBUG on
+    exec(compile(snippet, str(README), "exec", dont_inherit=True), {"__name__": "readme"})
+    printed = [f"{r.levelname}:{r.name}:{r.getMessage()}" for r in caplog.records]
+    duration = re.compile(r"in \d+\.\d+s$")
+    assert [duration.sub("in 0.001s", line) for line in printed] == said
+    (warned,) = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert warned.exc_info is not None  # the traceback the comment mentions, ending in:
+    error = warned.exc_info[1]
+    assert f"# Traceback (most recent call last): ... {type(error).__name__}: {error}" in snippet

@@ -53,7 +53,9 @@ json_values = st.recursive(
 @given(
     before=st.dictionaries(st.text().filter(lambda k: k != "tools"), json_values, max_size=3),
     after=st.dictionaries(st.text().filter(lambda k: k != "tools"), json_values, max_size=3),
-    declarations=st.lists(st.dictionaries(st.text(), json_values, max_size=3), min_size=1),
+    declarations=st.lists(
+        st.dictionaries(st.text(), json_values, max_size=3), min_size=1, max_size=4
+    ),
 )
 def test_any_body_with_declarations_is_written_as_the_compact_encoder_writes_it(
     before: dict[str, Any], after: dict[str, Any], declarations: list[dict[str, Any]]

@@ -1,4 +1,4 @@
-"""Offline models: ``ScriptedModel`` replays a script, ``OfflineModel`` calls every tool once.
+"""Offline models: ``ScriptedModel`` replays a script, ``OfflineModel`` calls each tool it may.
 
 Both implement ``Model`` directly (no HTTP) and stream their turns in small chunks through the
 same events as a real provider, so the whole loop runs unchanged in tests and in the demo.
@@ -29,7 +29,7 @@ from ..._errors import ConfigError
 from ..._run._contract import EventSink, ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import output_spec
-from ..._tools import Tool, sample_arguments
+from ..._tools import Tool
 from ..._tools.guess import arguments_from_prompt
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
@@ -157,11 +157,14 @@ class ScriptedModel:
 class OfflineModel:
     """A model with no network: calls every given tool, then sums up their results.
 
-    It reads the obvious values from the question (numbers, quoted text, capitalised names,
-    named enum values) and calls a tool once per value when the question lists several
-    ("Weather in Tokyo and Paris?"); what the question does not say comes from the tool's
-    schema, so any set of tools can be demonstrated without an API key. With no tools it
-    echoes the prompt; with ``output_type`` its answer is a valid example of that type.
+    It reads the obvious values from the question (numbers, quoted text, names, named enum
+    values) and calls a tool once per value when the question lists several ("Weather in
+    Tokyo and Paris?"); what the question does not say comes from the tool's schema, so any
+    set of tools can be demonstrated without an API key. ``function_call`` is honoured:
+    ``"none"`` answers without calls, ``"required"`` or a name calls (that) tool even when
+    results are in. Results are named by the call they answer (its id), so message dicts and
+    gateway clients that send no name read right. With no tools it echoes the prompt; with
+    ``output_type`` its answer is a valid example of that type, with what the prompt states.
     """
 
     name = "offline"
@@ -177,25 +180,47 @@ class OfflineModel:
     def _turn(self, request: ProviderRequest) -> Turn:
         messages = request.messages
         last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+        prompt = messages[last_user].content if last_user >= 0 else ""
         results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
-        if request.tools and not results:
-            prompt = messages[last_user].content if last_user >= 0 else ""
+        choice = request.tool_choice
+        forced = choice is not None and choice.mode in ("required", "named")
+        tools = _callable_tools(request)
+        if tools and (forced or not results):  # a forced choice calls again, results or not
             calls = [
                 {"name": t.name, "arguments": arguments}
-                for t in request.tools
+                for t in tools
                 for arguments in arguments_from_prompt(t, prompt)
             ]
             for index, call in enumerate(calls):
                 call["id"] = f"offline_{index}"
             return {"text": "Let me use the tools.", "function_calls": calls}
         output = output_spec(request.options.output_type)
-        if output is not None:  # a valid example of the type, as JSON text
-            return json.dumps(sample_arguments(output.tool), ensure_ascii=False)
+        if output is not None:  # a valid example of the type, with what the prompt states
+            return json.dumps(arguments_from_prompt(output.tool, prompt)[0], ensure_ascii=False)
         if results:
-            lines = [f"- {m.name}: {m.content}" for m in results]
+            lines = [f"- {name}: {m.content}" for name, m in _named_results(messages, results)]
             return "Here is what the tools returned (offline model):\n" + "\n".join(lines)
-        prompt = messages[last_user].content if last_user >= 0 else ""
         return f"(offline model, no API key set) You said: {prompt}"
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _callable_tools(request: ProviderRequest) -> list[Tool]:
+    """The tools the request lets the model call: none for ``"none"``, one when named."""
+    choice = request.tool_choice
+    named = choice.name if choice is not None and choice.mode == "named" else None
+    allowed = set(request.tool_names)
+    return [t for t in request.tools if t.name in allowed and named in (None, t.name)]
+
+
+def _named_results(
+    messages: Sequence[LangMessage], results: list[LangMessage]
+) -> list[tuple[str | None, LangMessage]]:
+    """Each result with the name of the call it answers, found by call id.
+
+    A result from message dicts or a gateway client often has no name of its own, and the
+    results need not come in the order of the calls.
+    """
+    names = {c.id: c.name for m in messages if m.role == "assistant" for c in m.tool_calls}
+    return [(names.get(m.tool_call_id or "", m.name), m) for m in results]
