@@ -14,6 +14,7 @@ import pytest
 
 from aiwrapper import Lang, tool
 from aiwrapper import _recording as recording
+from aiwrapper._cassettesecrets import Secrets
 from aiwrapper.testing import ReplayMismatchError, cassette
 
 KEY = "sk-local-0123456789abcdef"
@@ -147,7 +148,7 @@ def test_a_recorded_request_keeps_the_providers_own_headers_and_redacts_the_secr
         "user-agent": "test",
     }
     request = httpx.Request("POST", "https://wire.test/v1/chat", headers=headers, json={})
-    assert recording._request_record(request)["headers"] == {
+    assert recording._request_record(request, Secrets())["headers"] == {
         "anthropic-version": "2023-06-01",
         "openai-project": "proj",
         "x-goog-user-project": "gcp",
