@@ -31,13 +31,11 @@ def check_names(api: str, provider: Any, model: Any = "m") -> None:
     """Refuse a provider or model name that is not a non-empty string."""
     if not isinstance(provider, str) or not provider:
         raise ConfigError(
-            f"{api}: provider must be a provider's name as a string (such as 'openai'), "
+            f"{api}: provider must be a provider's name as a string (a Lang factory's), "
             f"not {_shown(provider)}"
         )
     if not isinstance(model, str) or not model:
-        raise ConfigError(
-            f"{api}: model must be a model id as a string (such as 'gpt-4o'), not {_shown(model)}"
-        )
+        raise ConfigError(f"{api}: model must be a model id as a string, not {_shown(model)}")
 
 
 def check_capability(capability: Any) -> None:

@@ -14,8 +14,8 @@ from aiwrapper.models import ModelCost, model_info, models_with, register_model
 
 pytestmark = pytest.mark.usefixtures("fresh_model_facts")
 
-PROVIDER = r"provider must be a provider's name as a string \(such as 'openai'\)"
-MODEL = r"model must be a model id as a string \(such as 'gpt-4o'\)"
+PROVIDER = r"provider must be a provider's name as a string \(a Lang factory's\)"
+MODEL = r"model must be a model id as a string"
 
 
 @pytest.mark.parametrize(
