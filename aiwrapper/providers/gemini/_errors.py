@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import _errors as errors
+from ..._httpcall import bounded_delay
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
 from ._name import PROVIDER
 
@@ -54,7 +55,7 @@ def retry_delay(error: Mapping[str, Any]) -> float | None:
         if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
             match = _DURATION.match(str(detail.get("retryDelay", "")))
             if match:
-                return float(match.group(1))
+                return bounded_delay(float(match.group(1)))
     return None
 
 
