@@ -27,14 +27,14 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_names(api: str, provider: Any, model: Any = "m") -> None:
-    """Refuse a provider or model name that is not a non-empty string."""
-    if not isinstance(provider, str) or not provider:
+def check_names(api: str, provider: Any, model: Any = "m", *, empty: bool = False) -> None:
+    """Refuse a provider or model name that is not a string (nor empty, unless ``empty``)."""
+    if not isinstance(provider, str) or not (provider or empty):
         raise ConfigError(
             f"{api}: provider must be a provider's name as a string (a Lang factory's), "
             f"not {_shown(provider)}"
         )
-    if not isinstance(model, str) or not model:
+    if not isinstance(model, str) or not (model or empty):
         raise ConfigError(f"{api}: model must be a model id as a string, not {_shown(model)}")
 
 

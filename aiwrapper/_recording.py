@@ -58,16 +58,19 @@ def _request_record(request: httpx.Request, secrets: Secrets) -> dict[str, Any]:
         "method": request.method,
         "url": secrets.url(str(request.url)),
         "headers": headers,
-        "body": secrets.value(_body(request.content)),
+        "body": _body(request.content, secrets),
     }
 
 
-def _body(content: bytes) -> Any:
+def _body(content: bytes, secrets: Secrets) -> Any:
+    """The body as JSON (its text when it is not JSON), with the known credentials redacted."""
     text = content.decode("utf-8", "replace")
     try:
-        return json.loads(text) if text else None
+        return secrets.value(json.loads(text)) if text else None
     except ValueError:
-        return text
+        return secrets.text(text)
+    except RecursionError:  # nested deeper than a JSON value is followed: kept as text
+        return secrets.text(text)
 
 
 class _Recorder(httpx.AsyncBaseTransport):

@@ -88,9 +88,9 @@ def model_info(provider: str, model: str) -> ModelInfo | None:
         The catalogue's entry overlaid by aiwrapper's rules and registered entries.
 
     Raises:
-        ConfigError: ``provider`` or ``model`` is not a non-empty string.
+        ConfigError: ``provider`` or ``model`` is not a string.
     """
-    check_names("model_info", provider, model)
+    check_names("model_info", provider, model, empty=True)  # "" is a model nothing knows
     model = model.removeprefix("models/")
     names = _keys(provider)
     base = _catalogue_entry(names, model)

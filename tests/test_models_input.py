@@ -10,6 +10,7 @@ import pytest
 
 from aiwrapper import ConfigError
 from aiwrapper import _catalogue as catalogue
+from aiwrapper._modelfacts import ModelFacts
 from aiwrapper.models import ModelCost, model_info, models_with, register_model
 
 pytestmark = pytest.mark.usefixtures("fresh_model_facts")
@@ -23,7 +24,6 @@ MODEL = r"model must be a model id as a string"
     [
         (None, None, PROVIDER + ", not None"),
         (5, "gpt-4o", PROVIDER + ", not 5"),
-        ("", "gpt-4o", PROVIDER + ", not ''"),
         ("openai", None, MODEL + ", not None"),
         ("openai", ["gpt-4o"], MODEL + r", not \['gpt-4o'\]"),
     ],
@@ -58,9 +58,20 @@ def test_models_with_refuses_a_provider_that_is_not_a_string() -> None:
         models_with(None, "tool_call")  # type: ignore[arg-type]
 
 
-def test_register_model_refuses_names_that_are_not_strings() -> None:
+def test_register_model_refuses_names_that_are_not_strings_or_empty() -> None:
     with pytest.raises(ConfigError, match=r"^register_model: " + PROVIDER + ", not 5$"):
         register_model(5, None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"^register_model: " + MODEL + ", not ''$"):
+        register_model("openai", "")
+
+
+def test_an_empty_model_name_is_simply_unknown() -> None:
+    assert model_info("openai", "") is None
+
+
+def test_the_facts_a_run_keeps_are_none_for_a_model_without_a_string_name() -> None:
+    # A custom Model whose ``model`` is None: nothing is known, the run goes on unchecked.
+    assert ModelFacts().info("custom", None) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -112,3 +112,14 @@ async def test_a_short_credential_is_redacted_where_it_sits_but_not_in_free_text
     request = json.loads(path.read_text(encoding="utf-8"))["exchanges"][0]["request"]
     assert request["url"] == "http://REDACTED@wire.test/v1"
     assert request["body"] == {"text": "abc"}
+
+
+async def test_a_body_nested_too_deeply_to_walk_is_recorded_as_text_and_redacted(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "deep.json"
+    deep = "[" * 5000 + json.dumps(KEY) + "]" * 5000
+    async with _recorder(path) as client:
+        await client.post("http://wire.test/v1", headers={"x-api-key": KEY}, content=deep)
+    request = json.loads(path.read_text(encoding="utf-8"))["exchanges"][0]["request"]
+    assert request["body"] == "[" * 5000 + '"REDACTED"' + "]" * 5000
