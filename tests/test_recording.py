@@ -15,6 +15,7 @@ import pytest
 from aiwrapper import Lang, tool
 from aiwrapper.testing import ReplayMismatchError, cassette
 from aiwrapper.testing import _recording as recording
+from aiwrapper.testing._cassettesecrets import Secrets
 
 KEY = "sk-local-0123456789abcdef"
 CALL = {
@@ -147,7 +148,7 @@ def test_a_recorded_request_keeps_the_providers_own_headers_and_redacts_the_secr
         "user-agent": "test",
     }
     request = httpx.Request("POST", "https://wire.test/v1/chat", headers=headers, json={})
-    assert recording._request_record(request)["headers"] == {
+    assert recording._request_record(request, Secrets())["headers"] == {
         "anthropic-version": "2023-06-01",
         "openai-project": "proj",
         "x-goog-user-project": "gcp",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -29,6 +30,7 @@ from ._modelinfo import ModelCost, ModelInfo
 __all__ = ["Catalogue", "ModelsDevCatalogue", "get", "provider_record", "to_info"]
 
 _DATA_FILE = "data.json.gz"
+_PRICES = ("input", "output", "cache_read", "cache_write")
 
 
 class Catalogue(Protocol):
@@ -137,12 +139,16 @@ def to_info(provider: str, entry: Mapping[str, Any]) -> ModelInfo:
         context_window=limit.get("context"),
         max_output_tokens=limit.get("output"),
         input_modalities=tuple((entry.get("modalities") or {}).get("input", ())),
-        cost=None
-        if cost is None
-        else ModelCost(
-            cost.get("input"), cost.get("output"), cost.get("cache_read"), cost.get("cache_write")
-        ),
+        cost=None if cost is None else ModelCost(*(_price(cost.get(k)) for k in _PRICES)),
     )
+
+
+def _price(value: Any) -> float | None:
+    """A catalogue price, or None for one a run could not add up (negative, NaN, infinite)."""
+    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+        return None
+    price: float = value
+    return price
 
 
 @functools.cache

@@ -28,7 +28,10 @@ class ModelFacts:
         self._known: dict[tuple[str, str], tuple[object, int, int, ModelInfo | None]] = {}
 
     def info(self, provider: str, model: str) -> ModelInfo | None:
-        """What ``models.model_info(provider, model)`` answers now."""
+        """What ``models.model_info(provider, model)`` answers now; None for a name that is
+        not a string (a custom ``Model`` without one): nothing is known of it."""
+        if provider.__class__ is not str or model.__class__ is not str:
+            return None
         registry = models._REGISTRY
         found, changes, size = catalogue.get(), registry.changes, len(registry.entries)
         kept = self._known.get((provider, model))

@@ -25,6 +25,7 @@ import threading
 from typing import Any
 
 from . import _catalogue as catalogue
+from ._modelchecks import check_capability, check_limit, check_names, checked_facts
 from ._modelinfo import ModelCost, ModelInfo
 from ._tables import catalogue_ids, example_models, rules_for
 
@@ -88,7 +89,11 @@ def model_info(provider: str, model: str) -> ModelInfo | None:
 
     Returns:
         The catalogue's entry overlaid by aiwrapper's rules and registered entries.
+
+    Raises:
+        ConfigError: ``provider`` or ``model`` is not a string.
     """
+    check_names("model_info", provider, model, empty=True)  # "" is a model nothing knows
     model = model.removeprefix("models/")
     names = _keys(provider)
     base = _catalogue_entry(names, model)
@@ -135,10 +140,14 @@ def register_model(provider: str, model: str, **facts: Any) -> ModelInfo:
 
     Raises:
         TypeError: A keyword that is not a ``ModelInfo`` field.
+        ConfigError: A name that is not a string, or a fact of the wrong kind (a negative,
+            NaN or infinite price, a token count that is not a positive int...).
     """
+    check_names("register_model", provider, model)
     unknown = sorted(set(facts) - set(_FIELDS))
     if unknown:
         raise TypeError(f"unknown ModelInfo fields {unknown}; valid: {', '.join(_FIELDS)}")
+    facts = checked_facts(facts)
     with _REGISTRY.lock:
         _REGISTRY.entries.setdefault((provider, model), {}).update(facts)
         _REGISTRY.changes += 1
@@ -152,7 +161,14 @@ def models_with(provider: str, capability: str, *, limit: int = 5) -> list[str]:
 
     Registered models come first, then the catalogue's (the most recently updated first), then
     the current models aiwrapper's rules describe.
+
+    Raises:
+        ConfigError: ``capability`` is not one of ``tool_call``, ``reasoning``,
+            ``structured_output``, ``temperature``, or ``limit`` is not a positive int.
     """
+    check_names("models_with", provider)
+    check_capability(capability)
+    check_limit(limit)
     with _REGISTRY.lock:
         registered = [m for (p, m) in _REGISTRY.entries if p in _keys(provider)]
     found = catalogue.get()

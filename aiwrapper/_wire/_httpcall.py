@@ -14,7 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HttpCall", "retry_after_seconds"]
+__all__ = ["MAX_RETRY_HINT", "HttpCall", "bounded_delay", "retry_after_seconds"]
+
+# The longest delay a server's hint is read as (what ``RateLimitError.retry_after`` says): a
+# day, past which the hint is a mistake or hostile. Waits between retries are capped far lower.
+MAX_RETRY_HINT = 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,20 +37,28 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
 
     A header that does not parse (or is not a finite, non-negative number) is ignored, so an
-    unreadable ``retry-after-ms`` still lets ``retry-after`` speak.
+    unreadable ``retry-after-ms`` still lets ``retry-after`` speak; one past a day is a day.
     """
     lowered = {k.lower(): v for k, v in headers.items()}
-    millis = _seconds(lowered.get("retry-after-ms"))
+    millis = _number(lowered.get("retry-after-ms"))
     if millis is not None:
-        return millis / 1000
+        return bounded_delay(millis / 1000)
     value = lowered.get("retry-after")
     if value is None:
         return None
-    seconds = _seconds(value)
-    return seconds if seconds is not None else _until_http_date(value)
+    seconds = _number(value)
+    return bounded_delay(seconds) if seconds is not None else _until_http_date(value)
 
 
-def _seconds(value: str | None) -> float | None:
+def bounded_delay(seconds: float) -> float | None:
+    """A delay a server asked for, made usable: None when negative, NaN or infinite (a
+    400-digit number reads as infinite), and at most ``MAX_RETRY_HINT``."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, MAX_RETRY_HINT)
+
+
+def _number(value: str | None) -> float | None:
     try:
         number = float(value) if value is not None else None
     except ValueError:
@@ -63,4 +75,4 @@ def _until_http_date(value: str) -> float | None:
         return None
     if when.tzinfo is None:  # RFC 9110 dates are GMT; a zone-less one is read as UTC too
         when = when.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, when.timestamp() - time.time())
+    return min(max(0.0, when.timestamp() - time.time()), MAX_RETRY_HINT)

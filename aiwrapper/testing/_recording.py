@@ -1,9 +1,11 @@
 """Record and replay HTTP exchanges for users' tests: a cassette behind an ``httpx`` client.
 
 ``cassette(path, record=True)`` returns an ``httpx.AsyncClient`` that sends requests for real
-and writes each exchange to ``path`` (JSON) with keys and auth headers redacted; with
-``record=False`` the same client answers from the file, offline, in order, and a request that
-no longer matches its recording fails with :class:`ReplayMismatchError` naming what changed.
+and writes each exchange to ``path`` (JSON) with every credential the requests carried
+redacted wherever it appears (``aiwrapper.testing._cassettesecrets``); with ``record=False``
+the same client answers from the file, offline, in order, and a request that no longer matches its
+recording fails with :class:`ReplayMismatchError` naming what changed (a damaged file is a
+``ConfigError`` naming what is wrong in it).
 Pass the client to any ``Lang`` factory as ``http_client``. Streamed bodies are
 recorded whole and replayed as one chunk: the decoders see the same bytes.
 """
@@ -13,19 +15,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
 from .._knowledge._tables import header_prefixes
+from ._cassettefile import load_exchanges
+from ._cassettesecrets import REDACTED, Secrets, secret_header
 
 __all__ = ["ReplayMismatchError", "cassette"]
 
-REDACTED = "REDACTED"
-# Headers and query parameters that carry credentials on the supported wires: besides these
-# headers, every one named for an API key (``api-key``, ``x-api-key``, ``x-...-api-key``).
-_SECRET_HEADERS = {"authorization", "cookie"}
-_SECRET_PARAMS = {"key", "api_key", "api-key", "access_token"}
 # Set by the transport for the bytes on the wire; the replayed body is plain.
 _HOP_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "set-cookie"}
 
@@ -46,61 +44,55 @@ def cassette(path: str | Path, *, record: bool = False) -> httpx.AsyncClient:
     """
     file = Path(path)
     transport: httpx.AsyncBaseTransport
-    if record:
-        transport = _Recorder(file)
-    else:
-        transport = _Player(json.loads(file.read_text(encoding="utf-8"))["exchanges"], file)
+    transport = _Recorder(file) if record else _Player(load_exchanges(file), file)
     return httpx.AsyncClient(transport=transport, trust_env=record)
 
 
-def _secret(header: str) -> bool:
-    return header in _SECRET_HEADERS or header.endswith("api-key")
-
-
-def _request_record(request: httpx.Request) -> dict[str, Any]:
+def _request_record(request: httpx.Request, secrets: Secrets) -> dict[str, Any]:
     headers = {
-        k: REDACTED if _secret(k) else v
+        k: REDACTED if secret_header(k) else secrets.text(v)
         for k, v in request.headers.items()
-        if _secret(k) or k.startswith(header_prefixes())
+        if secret_header(k) or k.startswith(header_prefixes())
     }
     return {
         "method": request.method,
-        "url": _redacted_url(str(request.url)),
+        "url": secrets.url(str(request.url)),
         "headers": headers,
-        "body": _body(request.content),
+        "body": _body(request.content, secrets),
     }
 
 
-def _redacted_url(url: str) -> str:
-    parts = urlsplit(url)
-    query = [(k, REDACTED if k in _SECRET_PARAMS else v) for k, v in parse_qsl(parts.query)]
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def _body(content: bytes) -> Any:
+def _body(content: bytes, secrets: Secrets) -> Any:
+    """The body as JSON (its text when it is not JSON), with the known credentials redacted."""
     text = content.decode("utf-8", "replace")
     try:
-        return json.loads(text) if text else None
+        return secrets.value(json.loads(text)) if text else None
     except ValueError:
-        return text
+        return secrets.text(text)
+    except RecursionError:  # nested deeper than a JSON value is followed: kept as text
+        return secrets.text(text)
 
 
 class _Recorder(httpx.AsyncBaseTransport):
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, *, inner: httpx.AsyncBaseTransport | None = None) -> None:
         self.file = file
         self.exchanges: list[dict[str, Any]] = []
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = inner or httpx.AsyncHTTPTransport()
+        self.secrets = Secrets()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.secrets.learn(request)
         response = await self.inner.handle_async_request(request)
         body = await response.aread()
         await response.aclose()
         headers = {k: v for k, v in response.headers.items() if k not in _HOP_HEADERS}
+        secrets = self.secrets
+        kept = {k: REDACTED if secret_header(k) else secrets.text(v) for k, v in headers.items()}
         self.exchanges.append(
             {
-                "request": _request_record(request),
-                "response": {"status": response.status_code, "headers": headers,
-                             "body": body.decode("utf-8", "replace")},
+                "request": _request_record(request, self.secrets),
+                "response": {"status": response.status_code, "headers": kept,
+                             "body": self.secrets.text(body.decode("utf-8", "replace"))},
             }
         )  # fmt: skip
         # Written after every exchange: a test that fails half-way still leaves what it did.
@@ -118,25 +110,29 @@ class _Player(httpx.AsyncBaseTransport):
         self.exchanges = exchanges
         self.file = file
         self.next = 0
+        # Learnt from the requests replayed, redacted as when recording, so that they compare.
+        self.secrets = Secrets()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         index, self.next = self.next, self.next + 1
+        self.secrets.learn(request)
         if index >= len(self.exchanges):
-            where = f"{request.method} {_redacted_url(str(request.url))}"
+            where = f"{request.method} {self.secrets.url(str(request.url))}"
             raise ReplayMismatchError(
                 f"{self.file}: request #{index + 1} ({where}) was not recorded; the cassette "
                 f"holds {len(self.exchanges)}: record it again"
             )
         recorded = self.exchanges[index]
-        problem = _difference(recorded["request"], _request_record(request))
+        problem = _difference(recorded["request"], _request_record(request, self.secrets))
         if problem is not None:
             raise ReplayMismatchError(
                 f"{self.file}: request #{index + 1} does not match its recording: {problem}"
             )
         answer = recorded["response"]
-        return httpx.Response(
-            answer["status"], headers=answer["headers"], content=answer["body"].encode("utf-8")
-        )
+        # Encoded here: httpx takes only ASCII ``str`` header values, and a recorded value is
+        # text httpx decoded from whatever bytes the server sent.
+        headers = [(k.encode("utf-8"), v.encode("utf-8")) for k, v in answer["headers"].items()]
+        return httpx.Response(answer["status"], headers=headers, content=answer["body"].encode())
 
 
 def _difference(recorded: dict[str, Any], sent: dict[str, Any]) -> str | None:

@@ -412,3 +412,15 @@ OPENAI_PARSED_ONCE = {
 @pytest.mark.parametrize("frames", OPENAI_PARSED_ONCE.values(), ids=OPENAI_PARSED_ONCE.keys())
 def test_openai_chunks_off_the_fast_path_decode_the_same(frames: list[Any]) -> None:
     _same_both_ways("openai", frames)
+
+
+@pytest.mark.parametrize("fragment", ["5", "0", '["x"]', "[]", "true", "false", "1.5"])
+def test_an_openai_arguments_fragment_that_is_not_text_is_a_stream_error_both_ways(
+    fragment: str,
+) -> None:
+    # The run before it teaches the envelope: the bad fragment meets the fast path first.
+    run = [_chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}')] * 3
+    bad = _chunk('{"tool_calls":[{"index":0,"function":{"arguments":' + fragment + "}}]}")
+    _, error = _same_both_ways("openai", [_CALL_START, *run, bad])
+    assert error is not None
+    assert error.startswith("StreamError: openai: undecodable stream chunk")

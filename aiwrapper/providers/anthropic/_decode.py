@@ -296,7 +296,9 @@ class AnthropicStreamDecoder:
             # Streamed input is parsed by the assembler from the deltas; a whole body (or a
             # call with no input deltas) carries the object itself.
             whole = block.raw.get("input")
-            arguments = None if block.streamed else (whole if isinstance(whole, dict) else {})
+            if not (whole is None or whole.__class__ is dict):  # reported as StreamError
+                raise TypeError(f"tool_use input that is not an object: {whole!r:.80}")
+            arguments = None if block.streamed else (whole or {})
             return [ToolCallEnd(int(payload["index"]), arguments)]
         if block.kind == "text" and block.citations:
             # Attached at the end: state on the part earlier would split later text deltas.

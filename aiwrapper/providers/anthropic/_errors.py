@@ -13,6 +13,7 @@ from typing import Any
 
 from ... import _errors as errors
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from .._errorbody import loose_message
 from ._name import NAME
 
 __all__ = ["error_from_response", "stream_error"]
@@ -31,7 +32,7 @@ def _error_detail(parsed: Any, status: int) -> tuple[str | None, str]:
     detail = detail if isinstance(detail, dict) else {}
     kind, message = detail.get("type"), detail.get("message")
     if not isinstance(message, str) or not message:
-        message = parsed.strip()[:500] if isinstance(parsed, str) else ""
+        message = loose_message(parsed)
     return (kind if isinstance(kind, str) else None), message or f"HTTP {status}"
 
 

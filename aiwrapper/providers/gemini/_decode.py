@@ -199,9 +199,13 @@ class GeminiStreamDecoder:
             )
         index = self._calls
         self._calls += 1
-        args = call.get("args") or {}
+        args = call.get("args")
+        if args is None:  # a call without parameters may leave them out
+            args = {}
         if not isinstance(args, dict):
-            raise StreamError(f"Gemini sent functionCall args that are not an object: {args!r}")
+            raise StreamError(
+                f"Gemini sent functionCall args that are not an object: {args!r:.200}"
+            )
         name = call["name"]
         if not name or not isinstance(name, str):  # its result could not name it back
             raise StreamError(f"Gemini sent a functionCall without a name: {call!r:.200}")

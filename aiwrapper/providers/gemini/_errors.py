@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import _errors as errors
+from ..._wire._httpcall import bounded_delay
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from .._errorbody import loose_message
 from ._name import PROVIDER
 
 __all__ = ["error_class", "error_from_response", "error_in_stream", "retry_delay"]
@@ -54,7 +56,7 @@ def retry_delay(error: Mapping[str, Any]) -> float | None:
         if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
             match = _DURATION.match(str(detail.get("retryDelay", "")))
             if match:
-                return float(match.group(1))
+                return bounded_delay(float(match.group(1)))
     return None
 
 
@@ -90,8 +92,7 @@ def error_from_response(
     cls = error_class(error) or error_class_for_status(status)
     message = error.get("message")
     if not isinstance(message, str) or not message:
-        text = parsed.strip() if isinstance(parsed, str) else ""
-        message = text[:500] or f"HTTP {status} without an error message"
+        message = loose_message(parsed) or f"HTTP {status} without an error message"
     exc = make_error(cls, message, provider=PROVIDER, status=status, body=parsed, headers=headers)
     delay = retry_delay(error)
     if delay is not None:

@@ -166,7 +166,9 @@ class OllamaDecoder:
         # them ourselves across the turn.
         function = call["function"]
         index = self._next_index()
-        start = ToolCallStart(index, call.get("id") or None, str(function["name"]))
+        # The name as sent: one of another type is a StreamError (the assembler checks it)
+        # before any call of the turn runs, never a name made up by str().
+        start = ToolCallStart(index, call.get("id") or None, function["name"])
         arguments = function.get("arguments")
         if arguments is None or isinstance(arguments, dict):
             return [start, ToolCallEnd(index, arguments or {})]

@@ -12,6 +12,7 @@ from typing import Any
 
 from ... import _errors as errors
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from .._errorbody import loose_message
 from ._defaults import DEFAULT_BASE_URL, NAME
 
 __all__ = ["error_from_response", "stream_error"]
@@ -26,9 +27,7 @@ def _error_message(parsed: Any, status: int) -> str:
             error = error.get("message")
         if error:
             return str(error)
-    if isinstance(parsed, str) and parsed.strip():
-        return parsed.strip()[:500]
-    return f"HTTP {status}"
+    return loose_message(parsed) or f"HTTP {status}"
 
 
 def _with_hint(status: int, message: str) -> str:

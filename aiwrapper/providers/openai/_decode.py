@@ -67,8 +67,16 @@ _PADDING = (("obfuscation", _padding_of),)
 
 
 def arguments_text(arguments: Any) -> str:
-    """Arguments some servers send as a whole object instead of JSON text, as JSON text."""
-    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+    """Arguments some servers send as a whole object instead of JSON text, as JSON text
+    (an empty object as no text, as the empty object a server sends before the fragments).
+
+    Raises:
+        TypeError: Arguments neither text nor an object (a number, a list): a call that cannot
+            be read, reported as ``StreamError`` before any tool of the turn runs.
+    """
+    if arguments.__class__ is not dict:
+        raise TypeError(f"tool call arguments neither text nor an object: {arguments!r:.80}")
+    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False) if arguments else ""
 
 
 def usage_event(usage: dict[str, Any]) -> UsageEvent:
@@ -322,9 +330,9 @@ class OpenAIStreamDecoder:
             if seen is None and not self._start(index, tc, function, out):
                 continue
             arguments = function.get("arguments")
+            if arguments.__class__ is not str and arguments is not None:
+                arguments = arguments_text(arguments)  # an object, or a call that cannot be read
             if arguments:
-                if arguments.__class__ is not str:
-                    arguments = arguments_text(arguments)
                 out.append(ToolCallDelta(index, arguments))
                 if not seen:
                     calls[index] = True
@@ -337,9 +345,9 @@ class OpenAIStreamDecoder:
         buffered = pending[1] if pending else ""
         name = function.get("name")
         if not name:  # id before name: wait for the name, keeping any arguments
-            arguments = function.get("arguments") or ""
+            arguments = function.get("arguments")
             if arguments.__class__ is not str:
-                arguments = arguments_text(arguments)
+                arguments = "" if arguments is None else arguments_text(arguments)
             self._pending[index] = (call_id, buffered + arguments)
             return False
         self._calls[index] = bool(buffered)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ... import _errors as errors
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from .._errorbody import loose_message
 
 __all__ = ["error_fields", "error_from_response", "status_class", "stream_error"]
 
@@ -31,8 +32,10 @@ def error_fields(payload: Any) -> tuple[str, set[str]]:
     inner = payload.get("error", payload)
     if not isinstance(inner, dict):
         return str(inner), set()
-    message = inner.get("message", inner.get("detail", ""))
-    if not isinstance(message, str):
+    message = inner.get("message")
+    if message is None:  # not this wire's shape: a framework's (``detail``, ``validation``...)
+        message = loose_message(inner)
+    elif not isinstance(message, str):
         message = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     metadata = inner.get("metadata")
     if isinstance(metadata, dict) and metadata.get("provider_name"):
