@@ -19,7 +19,7 @@ from typing_extensions import Unpack
 
 from ._callsetup import CallSetup, setup_key
 from ._loop import Run
-from ._messages import LangMessage, LangMessages
+from ._messages import LangMessage, opening
 from ._modelfacts import ModelFacts
 from ._options import EventCallback, OptionsLike, merge_options
 from ._overrides import CallOverrides, LangOptionsDict
@@ -356,13 +356,7 @@ class Lang:
         merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
-        result: LangResult[Any]
-        if isinstance(prompt, str):
-            result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
-        else:
-            conversation = LangMessages(prompt)
-            users = [m for m in conversation if m.role == "user"]
-            result = LangResult(users[-1].content if users else "", conversation)
+        result: LangResult[Any] = LangResult(*opening(prompt))
         return Run(
             self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
         )
