@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from math import isfinite
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ._modelrules import DYNAMIC_THINKING, THINKING_BUDGETS
@@ -118,6 +119,25 @@ class LangOptions:
     output_retries: int | None = None
     limits: SizeLimits | None = None
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> LangOptions:
+        # Before the generated __init__, whose own TypeError names the stray keyword but
+        # suggests nothing: the same suggestion a misspelt option gets everywhere else.
+        _check_keys(kwargs)
+        return object.__new__(cls)  # not super(): slots=True makes a new class
+
+
+OptionsLike = Union[LangOptions, Mapping[str, Any], None]
+_NAMES = tuple(f.name for f in fields(LangOptions))
+_KNOWN = frozenset(_NAMES)
+
+
+def _check_keys(keys: Iterable[str]) -> None:
+    for key in keys:
+        if key not in _KNOWN:
+            close = difflib.get_close_matches(key, _NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"unknown option {key!r}{hint}")
+
 
 DEFAULTS = LangOptions(
     output_retries=1,
@@ -129,17 +149,7 @@ DEFAULTS = LangOptions(
     auto_execute=True,
 )
 
-OptionsLike = Union[LangOptions, Mapping[str, Any], None]
-_NAMES = tuple(f.name for f in fields(LangOptions))
 _DEFAULT_VALUES = {name: getattr(DEFAULTS, name) for name in _NAMES}
-
-
-def _check_keys(keys: Iterable[str]) -> None:
-    for key in keys:
-        if key not in _NAMES:
-            close = difflib.get_close_matches(key, _NAMES, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(f"unknown option {key!r}{hint}")
 
 
 def set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
@@ -232,7 +242,9 @@ def _is_int(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float: NaN and the infinities compare false or true to any bound, and
+    never make valid JSON."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and isfinite(value)
 
 
 def _choice_problem(name: str, choice: object) -> str | None:

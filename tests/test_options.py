@@ -140,3 +140,40 @@ def test_one_tool_instead_of_a_list_says_what_to_write() -> None:
     with pytest.raises(ConfigError, match=r"functions takes a list of tools"):
         lang.ask_sync("2 + 3?", functions={"name": "add"})  # type: ignore[call-overload]
     assert lang.ask_sync("2 + 3?", functions=(add,)).answer == "5"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": float("inf")}, "timeout must be a positive number of seconds, not inf"),
+        ({"timeout": float("nan")}, "timeout must be a positive number of seconds, not nan"),
+        ({"tool_timeout": float("inf")}, "tool_timeout must be a positive number of seconds"),
+        ({"timeout": True}, "timeout must be a positive number of seconds, not True"),
+        ({"temperature": float("inf")}, "temperature must be a number of at least 0, not inf"),
+        ({"top_p": float("nan")}, "top_p must be a number from 0 to 1, not nan"),
+    ],
+)
+def test_nan_and_infinities_are_refused_where_a_number_belongs(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        merge_options(options)
+    assert str(info.value).startswith(message)
+
+
+def test_a_misspelt_lang_options_field_suggests_the_closest_name() -> None:
+    with pytest.raises(TypeError, match=r"unknown option 'functons'; did you mean 'functions'\?"):
+        LangOptions(functons=[])  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"unknown option 'xyzzy'$"):
+        LangOptions(xyzzy=1)  # type: ignore[call-arg]
+
+
+def test_lang_options_still_copies_and_pickles() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    options = LangOptions(temperature=0.5, functions=[])
+    assert dataclasses.replace(options, max_tokens=3).temperature == 0.5
+    assert copy.copy(options).temperature == 0.5
+    assert pickle.loads(pickle.dumps(options)) == options
