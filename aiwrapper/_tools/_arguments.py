@@ -48,7 +48,11 @@ def validate_arguments(
         message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
         raise ToolArgumentsError(tool_name, [_whole(message, sent)])
     st = State()
-    result = root.convert(arguments, "", st)
+    try:
+        result = root.convert(arguments, "", st)
+    except RecursionError as exc:  # the nodes recurse with the value: absurd nesting
+        message = "arguments nested too deeply; send a flatter JSON object"
+        raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
     if st.errors or result is INVALID:
         raise ToolArgumentsError(tool_name, st.errors)
     return result, st.coercions
