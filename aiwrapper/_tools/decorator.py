@@ -29,6 +29,7 @@ from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context
 from .dialects import DialectError, dialect_names, render
+from .exact import wants_exact
 from .nodes import Node, Schema
 from .schema import read_signature
 from .validate import Coercion
@@ -91,6 +92,7 @@ class Tool(Generic[P, R]):
         self.func = func
         self.last_coercions: list[Coercion] = []
         self._validator = validator
+        self._exact = wants_exact(parameters)  # a Decimal: numbers are read from their digits
         self._context_param = context_param
         self._binding: str | None = None
         self._cache: dict[str, bytes | Schema] = {}
@@ -189,7 +191,9 @@ class Tool(Generic[P, R]):
         Raises:
             ToolArgumentsError: Naming every bad field by JSON pointer.
         """
-        kwargs, coercions = validate_arguments(self._validator, arguments, tool_name=self.name)
+        kwargs, coercions = validate_arguments(
+            self._validator, arguments, tool_name=self.name, exact=self._exact
+        )
         self.last_coercions = coercions
         return kwargs
 
