@@ -222,19 +222,19 @@ def _retries_problem(name: str, value: object) -> str | None:
 def _seconds_problem(name: str, value: object) -> str | None:
     if _is_number(value) and value > 0:  # type: ignore[operator]
         return None
-    return f"{name} must be a positive number of seconds, not {value!r}"
+    return f"{name} must be a positive number of seconds, not {value!r:.80}"
 
 
 def _temperature_problem(name: str, value: object) -> str | None:
     if _is_number(value) and value >= 0:  # type: ignore[operator]
         return None
-    return f"{name} must be a number of at least 0, not {value!r}"
+    return f"{name} must be a number of at least 0, not {value!r:.80}"
 
 
 def _top_p_problem(name: str, value: object) -> str | None:
     if _is_number(value) and 0 <= value <= 1:  # type: ignore[operator]
         return None
-    return f"{name} must be a number from 0 to 1, not {value!r}"
+    return f"{name} must be a number from 0 to 1, not {value!r:.80}"
 
 
 def _is_int(value: object) -> bool:
@@ -243,8 +243,13 @@ def _is_int(value: object) -> bool:
 
 def _is_number(value: object) -> bool:
     """A finite int or float: NaN and the infinities compare false or true to any bound, and
-    never make valid JSON."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and isfinite(value)
+    never make valid JSON; an int too large for a float is no setting either."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _choice_problem(name: str, choice: object) -> str | None:
@@ -307,8 +312,46 @@ def _native_tools_problem(name: str, native: object) -> str | None:
     return f"native_tools must be a list of dicts in the provider's own shape, not {native!r}"
 
 
+def _callback_problem(name: str, value: object) -> str | None:
+    return (
+        None if callable(value) else f"{name} must be a function (sync or async), not {value!r:.80}"
+    )
+
+
+def _text_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, str) else f"{name} must be a string, not {value!r:.80}"
+
+
+def _model_problem(name: str, value: object) -> str | None:
+    if isinstance(value, str) and value:
+        return None
+    return f"{name} must be a non-empty string, not {value!r:.80}"
+
+
+def _body_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, Mapping) else f"{name} must be a dict, not {value!r:.80}"
+
+
+def _headers_problem(name: str, value: object) -> str | None:
+    if isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return None
+    return f"{name} must be a dict of strings, not {value!r:.80}"
+
+
+# Options whose value is only ever of one kind: a callback, a flag, a string, a dict.
+_TYPE_CHECKS: dict[str, Callable[[str, Any], str | None]] = {
+    **dict.fromkeys(("on_result", "on_event", "approve", "function_handler"), _callback_problem),
+    **dict.fromkeys(("stream", "parallel", "auto_execute", "parallel_tool_calls"), _flag_problem),
+    "system_prompt": _text_problem,
+    "model": _model_problem,
+    "extra_body": _body_problem,
+    "extra_headers": _headers_problem,
+}
 # Each option a value can be wrong for, and its check: (name, value) -> the problem, or None.
 _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
+    **_TYPE_CHECKS,
     "limits": _limits_problem,
     "early_start": _flag_problem,
     "tool_errors": _tool_errors_problem,
