@@ -30,6 +30,7 @@ from .callables import inspect_target, is_async_callable
 from .context import Context
 from .dialects import DialectError, dialect_names, render
 from .exact import wants_exact
+from .flags import check_flags
 from .nodes import Node, Schema
 from .schema import read_signature
 from .validate import Coercion
@@ -77,11 +78,18 @@ class Tool(Generic[P, R]):
         requires_approval: bool = False,
         context_param: str | None = None,
     ) -> None:
-        if not _NAME.fullmatch(name):
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ToolDefinitionError(
                 f"tool name {name!r} is not portable: use 1-64 letters, digits, '_' or '-', "
                 "starting with a letter or '_' (pass name=...)"
             )
+        check_flags(
+            name,
+            timeout=timeout,
+            strict=strict,
+            sequential=sequential,
+            requires_approval=requires_approval,
+        )
         self.name = name
         self.description = description
         self.parameters = parameters
