@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
-from ._conversation._messages import LangMessage, LangMessages
+from ._conversation._messages import LangMessage, opening
 from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
 from ._knowledge._modelfacts import ModelFacts
@@ -387,13 +387,7 @@ class Lang:
         merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
-        result: LangResult[Any]
-        if isinstance(prompt, str):
-            result = LangResult(prompt, LangMessages([LangMessage.text("user", prompt)]))
-        else:
-            conversation = LangMessages(prompt)
-            users = [m for m in conversation if m.role == "user"]
-            result = LangResult(users[-1].content if users else "", conversation)
+        result: LangResult[Any] = LangResult(*opening(prompt))
         return Run(
             self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
         )

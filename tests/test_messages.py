@@ -147,8 +147,8 @@ def test_malformed_dicts_are_config_errors(message: dict[str, Any], fragment: st
         LangMessages([message])
 
 
-def test_a_non_message_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="expected a LangMessage or a dict, not str"):
+def test_a_non_message_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="message 0 must be a LangMessage or a message dict"):
         LangMessages(["hi"])  # type: ignore[list-item]
 
 

@@ -140,3 +140,68 @@ def test_one_tool_instead_of_a_list_says_what_to_write() -> None:
     with pytest.raises(ConfigError, match=r"functions takes a list of tools"):
         lang.ask_sync("2 + 3?", functions={"name": "add"})  # type: ignore[call-overload]
     assert lang.ask_sync("2 + 3?", functions=(add,)).answer == "5"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": float("inf")}, "timeout must be a positive number of seconds, not inf"),
+        ({"timeout": float("nan")}, "timeout must be a positive number of seconds, not nan"),
+        ({"tool_timeout": float("inf")}, "tool_timeout must be a positive number of seconds"),
+        ({"timeout": True}, "timeout must be a positive number of seconds, not True"),
+        ({"temperature": float("inf")}, "temperature must be a number of at least 0, not inf"),
+        ({"top_p": float("nan")}, "top_p must be a number from 0 to 1, not nan"),
+    ],
+)
+def test_nan_and_infinities_are_refused_where_a_number_belongs(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        merge_options(options)
+    assert str(info.value).startswith(message)
+
+
+def test_a_misspelt_lang_options_field_suggests_the_closest_name() -> None:
+    with pytest.raises(TypeError, match=r"unknown option 'functons'; did you mean 'functions'\?"):
+        LangOptions(functons=[])  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"unknown option 'xyzzy'$"):
+        LangOptions(xyzzy=1)  # type: ignore[call-arg]
+
+
+def test_lang_options_still_copies_and_pickles() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    options = LangOptions(temperature=0.5, functions=[])
+    assert dataclasses.replace(options, max_tokens=3).temperature == 0.5
+    assert copy.copy(options).temperature == 0.5
+    assert pickle.loads(pickle.dumps(options)) == options
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"on_result": 5}, "on_result must be a function (sync or async), not 5"),
+        ({"on_event": "print"}, "on_event must be a function (sync or async), not 'print'"),
+        ({"approve": True}, "approve must be a function (sync or async), not True"),
+        ({"function_handler": 5}, "function_handler must be a function (sync or async)"),
+        ({"stream": "yes"}, "stream must be True or False, not 'yes'"),
+        ({"parallel": "no"}, "parallel must be True or False, not 'no'"),
+        ({"auto_execute": 5}, "auto_execute must be True or False, not 5"),
+        ({"parallel_tool_calls": "x"}, "parallel_tool_calls must be True or False, not 'x'"),
+        ({"system_prompt": 5}, "system_prompt must be a string, not 5"),
+        ({"model": 5}, "model must be a non-empty string, not 5"),
+        ({"model": ""}, "model must be a non-empty string, not ''"),
+        ({"extra_body": 5}, "extra_body must be a dict, not 5"),
+        ({"extra_headers": {"x": 5}}, "extra_headers must be a dict of strings, not {'x': 5}"),
+        ({"temperature": 10**400}, "temperature must be a number of at least 0, not 1000"),
+        ({"timeout": 10**400}, "timeout must be a positive number of seconds, not 1000"),
+    ],
+)
+def test_options_of_the_wrong_type_are_config_errors_naming_them(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        merge_options(options)
+    assert str(info.value).startswith(message)

@@ -299,7 +299,7 @@ async def test_anthropic_fallback_for_a_schema_outside_the_native_subset() -> No
         lang = Lang.anthropic("claude-sonnet-4-5", api_key="k", http_client=client)
         result = await lang.ask("A code?", output_type=Code, stream=False)
     assert result.output == Code("ab")
-    assert server.bodies[0]["tool_choice"] == {"type": "any"}
+    assert server.bodies[0]["tool_choice"] == {"type": "tool", "name": "final_result"}
     assert "output_config" not in server.bodies[0]
 
 

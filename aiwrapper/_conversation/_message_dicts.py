@@ -12,14 +12,13 @@ writing messages back as dicts, stays in ``_messages.py``, which stands above th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
 
 from .._errors import ConfigError
-from .._wire._jsontext import loads_standard
+from .._wire._jsontext import dumps_compact, loads_standard
 from ._call import FunctionCall
 from ._parts import OpaquePart, Part, ProviderState, Role, TextPart, ThinkingPart, ToolCallPart
 
@@ -28,6 +27,7 @@ __all__ = ["MessageFields", "read_message_dict"]
 _ROLES = ("system", "developer", "user", "assistant", "tool")
 _TEXT_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
 _ANTHROPIC = "anthropic"  # thinking signatures and redacted blocks are Anthropic's own state
+_STRING_FIELDS = ("tool_call_id", "name", "thinking", "error_type")
 
 
 class MessageFields(TypedDict):
@@ -45,17 +45,14 @@ def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
     """The messages one dict holds (several for an Anthropic user turn of tool results).
 
     Raises:
-        ConfigError: An unknown role, a block or part that cannot be read, a tool call
+        ConfigError: An unknown role, a field of the wrong type, a message other than the
+            assistant's without ``content``, a block or part that cannot be read, a tool call
             without id or name, or a tool message without ``tool_call_id``.
     """
-    role = data.get("role")
-    if role not in _ROLES:
-        raise ConfigError(f"message role must be system, user, assistant or tool, not {role!r}")
-    if role == "tool" and not data.get("tool_call_id"):
-        raise ConfigError("a tool message needs the 'tool_call_id' of the call it answers")
+    role = _checked_role(data)
     parts: list[Part] = []
     if data.get("thinking"):
-        parts.append(ThinkingPart(str(data["thinking"])))
+        parts.append(ThinkingPart(data["thinking"]))
     out: list[MessageFields] = []
     for block in _content_blocks(data.get("content")):
         if block.get("type") == "tool_result" and role == "user":
@@ -65,11 +62,11 @@ def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
     for raw in data.get("tool_calls") or ():
         parts.append(ToolCallPart(_call_from_dict(raw)))
     message = MessageFields(
-        role="system" if role == "developer" else role,
+        role=role,
         parts=_joined(parts),
         tool_call_id=data.get("tool_call_id"),
         name=data.get("name"),
-        is_error=bool(data.get("is_error", False)),
+        is_error=data.get("is_error", False),
         error_type=data.get("error_type"),
     )
     if out and not message["parts"]:  # a turn of results alone: no empty user message after
@@ -77,24 +74,58 @@ def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
     return [*out, message]
 
 
+def _checked_role(data: Mapping[str, Any]) -> Role:
+    """The dict's role, once every field read beside the content has its JSON type."""
+    role = data.get("role")
+    if not isinstance(role, str) or role not in _ROLES:
+        raise ConfigError(f"message role must be system, user, assistant or tool, not {role!r}")
+    for key in _STRING_FIELDS:
+        if not isinstance(data.get(key), (str, type(None))):
+            raise ConfigError(f"{key!r} must be a string, not {_shown(data[key])}")
+    if not isinstance(data.get("is_error", False), bool):
+        raise ConfigError(f"'is_error' must be true or false, not {_shown(data['is_error'])}")
+    calls = data.get("tool_calls")
+    if calls is not None and not _is_list_of_objects(calls):
+        raise ConfigError(f"'tool_calls' must be a list of tool calls, not {_shown(calls)}")
+    if role == "tool" and not data.get("tool_call_id"):
+        raise ConfigError("a tool message needs the 'tool_call_id' of the call it answers")
+    # Only the assistant may say nothing (its turn can be calls alone); every server refuses
+    # the others, so the mistake is told here rather than by the provider after a round trip.
+    if role != "assistant" and data.get("content") is None:
+        raise ConfigError(f"a {role} message needs 'content' (a string or a list of blocks)")
+    return "system" if role == "developer" else role  # type: ignore[return-value]
+
+
+def _is_list_of_objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
+
+
+def _shown(value: Any) -> str:
+    """A wrong value for an error message, kept short: the dict may be a client's whole body."""
+    return f"{value!r:.100}"
+
+
 def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
     if content is None or content == "":
         return []
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    if isinstance(content, list) and all(isinstance(block, Mapping) for block in content):
-        return content
+    if _is_list_of_objects(content):
+        return content  # type: ignore[no-any-return]
     raise ConfigError(
-        f"message content must be a string or a list of content blocks, not {content!r}"
+        f"'content' must be a string or a list of content blocks (objects), not {_shown(content)}"
     )
 
 
 def _part(block: Mapping[str, Any], role: str) -> Part:
     kind = block.get("type", "text" if "text" in block else None)  # {"text": ...} alone
+    kind = kind if isinstance(kind, str) else None
     if kind in _TEXT_KEYS:
         return TextPart(_string(block, _TEXT_KEYS[kind]))
     if role == "assistant" and kind == "thinking":
         signature = block.get("signature")
+        if not isinstance(signature, (str, type(None))):
+            raise ConfigError(f"a thinking block's 'signature' must be a string: {_shown(block)}")
         state = ProviderState(_ANTHROPIC, {"signature": signature}) if signature else None
         return ThinkingPart(_string(block, "thinking"), state)
     if role == "assistant" and kind == "redacted_thinking":
@@ -103,7 +134,7 @@ def _part(block: Mapping[str, Any], role: str) -> Part:
         return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC))
     raise ConfigError(
         f"this {role} message holds a content block that cannot be read here: "
-        f"{dict(block)!r:.200} "
+        f"{_shown(dict(block))} "
         "(text, thinking, tool_use and tool_result blocks are read)"
     )
 
@@ -144,20 +175,27 @@ def _call_from_dict(raw: Mapping[str, Any], *, provider: str | None = None) -> F
     """An OpenAI ``tool_calls`` entry or an Anthropic ``tool_use`` block as a finished call."""
     fn = raw.get("function", raw)
     call_id, name = raw.get("id"), fn.get("name") if isinstance(fn, Mapping) else None
-    if not call_id or not name:
-        raise ConfigError(f"a tool call needs an 'id' and a function 'name': {dict(raw)!r}")
+    if not (call_id and isinstance(call_id, str) and name and isinstance(name, str)):
+        raise ConfigError(
+            f"a tool call needs an 'id' and a function 'name', both strings: {_shown(dict(raw))}"
+        )
     given = fn.get("arguments", raw.get("input", {}))
-    arguments = _arguments(str(call_id), given)
+    arguments = _arguments(call_id, given)
     return FunctionCall(
-        id=str(call_id),
-        name=str(name),
+        id=call_id,
+        name=name,
         arguments=arguments,
-        raw_arguments=given
-        if isinstance(given, str)
-        else json.dumps(arguments, separators=(",", ":"), ensure_ascii=False),
+        raw_arguments=given if isinstance(given, str) else _written(call_id, arguments),
         provider=provider,
         status="done",
     )
+
+
+def _written(call_id: str, arguments: dict[str, Any]) -> str:
+    try:
+        return dumps_compact(arguments)
+    except (ValueError, TypeError, RecursionError) as exc:  # NaN, a set, absurd nesting
+        raise ConfigError(f"tool call {call_id!r} has arguments that are not JSON") from exc
 
 
 def _arguments(call_id: str, given: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ __all__ = [
     "ThinkingPart",
     "ToolCallPart",
     "messages_from_dict",
+    "opening",
 ]
 
 
@@ -186,7 +187,7 @@ class LangMessages(list[LangMessage]):
     """
 
     def __init__(self, messages: Iterable[MessageLike] = ()) -> None:
-        super().__init__(m for given in messages for m in _to_messages(given))
+        super().__init__(m for i, given in enumerate(messages) for m in _to_messages(given, i))
 
     def add(self, message: MessageLike) -> LangMessages:
         """Append a message (a ``LangMessage``, or a message dict ``from_dict`` reads)."""
@@ -255,12 +256,42 @@ def _portable(message: LangMessage) -> LangMessage:
     )
 
 
-def _to_messages(message: MessageLike) -> list[LangMessage]:
+def _to_messages(message: MessageLike, index: int | None = None) -> list[LangMessage]:
+    """``message`` as messages; ``index``, its place in a list, is named in any error."""
     if isinstance(message, LangMessage):
         return [message]
-    if isinstance(message, Mapping):
+    where = "message" if index is None else f"message {index}"
+    if not isinstance(message, Mapping):
+        raise ConfigError(
+            f"{where} must be a LangMessage or a message dict, not {type(message).__name__}"
+        )
+    try:
         return messages_from_dict(message)
-    raise TypeError(f"expected a LangMessage or a dict, not {type(message).__name__}")
+    except ConfigError as exc:
+        if index is None:
+            raise
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+def opening(given: object) -> tuple[str, LangMessages]:
+    """The prompt and the conversation a run starts from, given a prompt or a conversation.
+
+    The prompt of a conversation is its last user message's text.
+
+    Raises:
+        ConfigError: ``given`` is neither a string nor a list of messages, or a message
+            cannot be read.
+    """
+    if isinstance(given, str):
+        return given, LangMessages([LangMessage.text("user", given)])
+    if not isinstance(given, Iterable) or isinstance(given, (bytes, bytearray, Mapping)):
+        raise ConfigError(
+            "expected a prompt string or a conversation (a list of LangMessage or message "
+            f"dicts), not {type(given).__name__}"
+        )
+    conversation = LangMessages(given)
+    users = [m for m in conversation if m.role == "user"]
+    return (users[-1].content if users else ""), conversation
 
 
 def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:

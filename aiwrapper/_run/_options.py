@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from math import isfinite
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from .._knowledge._modelrules import DYNAMIC_THINKING, THINKING_BUDGETS
@@ -132,6 +133,25 @@ class LangOptions:
     output_retries: int | None = None
     limits: SizeLimits | None = None
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> LangOptions:
+        # Before the generated __init__, whose own TypeError names the stray keyword but
+        # suggests nothing: the same suggestion a misspelt option gets everywhere else.
+        _check_keys(kwargs)
+        return object.__new__(cls)  # not super(): slots=True makes a new class
+
+
+OptionsLike = Union[LangOptions, Mapping[str, Any], None]
+_NAMES = tuple(f.name for f in fields(LangOptions))
+_KNOWN = frozenset(_NAMES)
+
+
+def _check_keys(keys: Iterable[str]) -> None:
+    for key in keys:
+        if key not in _KNOWN:
+            close = difflib.get_close_matches(key, _NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"unknown option {key!r}{hint}")
+
 
 DEFAULTS = LangOptions(
     output_retries=1,
@@ -143,17 +163,7 @@ DEFAULTS = LangOptions(
     auto_execute=True,
 )
 
-OptionsLike = Union[LangOptions, Mapping[str, Any], None]
-_NAMES = tuple(f.name for f in fields(LangOptions))
 _DEFAULT_VALUES = {name: getattr(DEFAULTS, name) for name in _NAMES}
-
-
-def _check_keys(keys: Iterable[str]) -> None:
-    for key in keys:
-        if key not in _NAMES:
-            close = difflib.get_close_matches(key, _NAMES, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(f"unknown option {key!r}{hint}")
 
 
 def set_fields(layer: OptionsLike) -> Iterable[tuple[str, Any]]:
@@ -226,19 +236,19 @@ def _retries_problem(name: str, value: object) -> str | None:
 def _seconds_problem(name: str, value: object) -> str | None:
     if _is_number(value) and value > 0:  # type: ignore[operator]
         return None
-    return f"{name} must be a positive number of seconds, not {value!r}"
+    return f"{name} must be a positive number of seconds, not {value!r:.80}"
 
 
 def _temperature_problem(name: str, value: object) -> str | None:
     if _is_number(value) and value >= 0:  # type: ignore[operator]
         return None
-    return f"{name} must be a number of at least 0, not {value!r}"
+    return f"{name} must be a number of at least 0, not {value!r:.80}"
 
 
 def _top_p_problem(name: str, value: object) -> str | None:
     if _is_number(value) and 0 <= value <= 1:  # type: ignore[operator]
         return None
-    return f"{name} must be a number from 0 to 1, not {value!r}"
+    return f"{name} must be a number from 0 to 1, not {value!r:.80}"
 
 
 def _seed_problem(name: str, value: object) -> str | None:
@@ -269,7 +279,14 @@ def _is_int(value: object) -> bool:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float: NaN and the infinities compare false or true to any bound, and
+    never make valid JSON; an int too large for a float is no setting either."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _choice_problem(name: str, choice: object) -> str | None:
@@ -332,8 +349,46 @@ def _native_tools_problem(name: str, native: object) -> str | None:
     return f"native_tools must be a list of dicts in the provider's own shape, not {native!r}"
 
 
+def _callback_problem(name: str, value: object) -> str | None:
+    return (
+        None if callable(value) else f"{name} must be a function (sync or async), not {value!r:.80}"
+    )
+
+
+def _text_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, str) else f"{name} must be a string, not {value!r:.80}"
+
+
+def _model_problem(name: str, value: object) -> str | None:
+    if isinstance(value, str) and value:
+        return None
+    return f"{name} must be a non-empty string, not {value!r:.80}"
+
+
+def _body_problem(name: str, value: object) -> str | None:
+    return None if isinstance(value, Mapping) else f"{name} must be a dict, not {value!r:.80}"
+
+
+def _headers_problem(name: str, value: object) -> str | None:
+    if isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return None
+    return f"{name} must be a dict of strings, not {value!r:.80}"
+
+
+# Options whose value is only ever of one kind: a callback, a flag, a string, a dict.
+_TYPE_CHECKS: dict[str, Callable[[str, Any], str | None]] = {
+    **dict.fromkeys(("on_result", "on_event", "approve", "function_handler"), _callback_problem),
+    **dict.fromkeys(("stream", "parallel", "auto_execute", "parallel_tool_calls"), _flag_problem),
+    "system_prompt": _text_problem,
+    "model": _model_problem,
+    "extra_body": _body_problem,
+    "extra_headers": _headers_problem,
+}
 # Each option a value can be wrong for, and its check: (name, value) -> the problem, or None.
 _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
+    **_TYPE_CHECKS,
     "limits": _limits_problem,
     "early_start": _flag_problem,
     "tool_errors": _tool_errors_problem,

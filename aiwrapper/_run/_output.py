@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ToolArgumentsError
+from .._errors import ToolArgumentsError, ToolDefinitionError
 from .._tools import Tool
 from .._tools.compound import ObjectNode
 from .._tools.models import PydanticNode
 from .._tools.nodes import Node, Schema
 from .._tools.schema import render_parameters
 from .._tools.typemap import TypeMapper
+from .._wire._jsontext import loads_standard
 
 __all__ = ["OUTPUT_TOOL", "OutputSpec", "output_spec"]
 
@@ -73,8 +73,8 @@ class OutputSpec:
 def _json_object(text: str) -> Mapping[str, Any]:
     fenced = _FENCE.match(text)  # models without a native mode often fence their JSON
     try:
-        value = json.loads(fenced.group(1) if fenced else text)
-    except ValueError as exc:
+        value = loads_standard(fenced.group(1) if fenced else text)
+    except ValueError as exc:  # invalid, NaN, or nested too deeply, as for tool arguments
         message = f"the answer is not valid JSON ({exc}); answer with the JSON value only"
         raise ToolArgumentsError(OUTPUT_TOOL, [{"path": "", "message": message}]) from exc
     if not isinstance(value, Mapping):
@@ -97,9 +97,13 @@ def output_spec(output_type: Any) -> OutputSpec | None:
     if output_type is None or output_type is str:
         return None
     try:
-        return _cached_spec(output_type)
-    except TypeError:  # an unhashable type object: compiled each time
-        return _compile(output_type)
+        try:
+            return _cached_spec(output_type)
+        except TypeError:  # an unhashable type object: compiled each time
+            return _compile(output_type)
+    except RecursionError as exc:  # the schema engine recurses with the type's nesting
+        name = getattr(output_type, "__name__", repr(output_type))
+        raise ToolDefinitionError(f"output_type: {name} nests too deeply to describe") from exc
 
 
 def _compile(output_type: Any) -> OutputSpec:

@@ -6,9 +6,10 @@
 * natively, where the provider has a structured-output mode for the model (the provider
   package renders ``options.output_type`` in its own request field);
 * otherwise through the ``final_result`` tool, declared beside the user's tools and required
-  where the provider can force a call. Its call is the answer: it never appears in
-  ``result.function_calls``, and in ``messages`` it becomes the assistant's text (the JSON), so
-  a conversation passed back to ``chat`` holds no trace of it.
+  where the provider can force a call (by name once no other tool may be called). Its call is
+  the answer: it never appears in ``result.function_calls``, and in ``messages`` it becomes
+  the assistant's text (the JSON), so a conversation passed back to ``chat`` holds no trace
+  of it.
 
 After the final turn, ``check`` validates the answer into ``result.output``; an answer that
 does not fit gets a repair round (a user message listing the errors by JSON pointer), up to
@@ -81,7 +82,11 @@ class OutputPlan:
         if self.native:
             return tools, options
         choice = options.function_call
-        if self.force and choice in (None, "auto", "required"):
+        if self.force and (not tools or choice == "none"):
+            # Only the answer is left to call (no tools, or max_tool_calls spent): name it,
+            # where "required" would still let a model answer in text on some wires.
+            choice = {"name": OUTPUT_TOOL}
+        elif self.force and choice in (None, "auto", "required"):
             choice = "required"
         return [*tools, self.spec.tool], dataclasses.replace(
             options, output_type=None, function_call=choice

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._errors import ToolArgumentsError
 from .._wire._jsontext import loads_standard
+from .exact import loads_exact
 from .nodes import Node
 from .validate import INVALID, Coercion, State, describe_value
 
@@ -19,7 +20,7 @@ __all__ = ["validate_arguments"]
 
 
 def validate_arguments(
-    root: Node, arguments: Mapping[str, Any] | str, *, tool_name: str
+    root: Node, arguments: Mapping[str, Any] | str, *, tool_name: str, exact: bool = False
 ) -> tuple[dict[str, Any], list[Coercion]]:
     """Check a model's arguments against a tool's compiled parameters.
 
@@ -27,6 +28,7 @@ def validate_arguments(
         root: The compiled object node of the tool's parameters.
         arguments: A mapping, or the JSON text a model produced (empty text means no arguments).
         tool_name: Named in the error.
+        exact: Read JSON text's numbers keeping their digits (a ``Decimal`` parameter).
 
     Returns:
         The keyword arguments (declared Python types built) and the coercions applied.
@@ -38,7 +40,8 @@ def validate_arguments(
     if isinstance(arguments, (str, bytes)):
         try:
             sent = arguments.decode() if isinstance(arguments, bytes) else arguments
-            arguments = loads_standard(sent) if sent.strip() else {}
+            loads = loads_exact if exact else loads_standard
+            arguments = loads(sent) if sent.strip() else {}
         except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN, deep nesting
             message = f"arguments are not valid JSON ({exc}); send a JSON object"
             raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
@@ -48,7 +51,11 @@ def validate_arguments(
         message = f"expected a JSON object of arguments, got {describe_value(arguments)}"
         raise ToolArgumentsError(tool_name, [_whole(message, sent)])
     st = State()
-    result = root.convert(arguments, "", st)
+    try:
+        result = root.convert(arguments, "", st)
+    except RecursionError as exc:  # the nodes recurse with the value: absurd nesting
+        message = "arguments nested too deeply; send a flatter JSON object"
+        raise ToolArgumentsError(tool_name, [_whole(message, sent)]) from exc
     if st.errors or result is INVALID:
         raise ToolArgumentsError(tool_name, st.errors)
     return result, st.coercions

@@ -12,10 +12,10 @@ schemas compile.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._wire._jsontext import loads_standard
 from .nodes import Defs, Node, Schema
 from .validate import INVALID, State, join_path
 
@@ -297,7 +297,7 @@ def _parse_text(value: Any, expected: type, path: str, st: State) -> Any:
     if not value.lstrip().startswith(opener):
         return value
     try:
-        parsed = json.loads(value)
-    except ValueError:
+        parsed = loads_standard(value)
+    except ValueError:  # not JSON, NaN, or nested too deeply: the string stays as it is
         return value
     return st.coerced(path, value, parsed) if isinstance(parsed, expected) else value

@@ -29,6 +29,8 @@ from ._arguments import validate_arguments
 from .callables import inspect_target, is_async_callable
 from .context import Context
 from .dialects import DialectError, dialect_names, render
+from .exact import wants_exact
+from .flags import check_flags
 from .nodes import Node, Schema
 from .schema import read_signature
 from .validate import Coercion
@@ -76,11 +78,18 @@ class Tool(Generic[P, R]):
         requires_approval: bool = False,
         context_param: str | None = None,
     ) -> None:
-        if not _NAME.fullmatch(name):
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ToolDefinitionError(
                 f"tool name {name!r} is not portable: use 1-64 letters, digits, '_' or '-', "
                 "starting with a letter or '_' (pass name=...)"
             )
+        check_flags(
+            name,
+            timeout=timeout,
+            strict=strict,
+            sequential=sequential,
+            requires_approval=requires_approval,
+        )
         self.name = name
         self.description = description
         self.parameters = parameters
@@ -91,6 +100,7 @@ class Tool(Generic[P, R]):
         self.func = func
         self.last_coercions: list[Coercion] = []
         self._validator = validator
+        self._exact = wants_exact(parameters)  # a Decimal: numbers are read from their digits
         self._context_param = context_param
         self._binding: str | None = None
         self._cache: dict[str, bytes | Schema] = {}
@@ -189,7 +199,9 @@ class Tool(Generic[P, R]):
         Raises:
             ToolArgumentsError: Naming every bad field by JSON pointer.
         """
-        kwargs, coercions = validate_arguments(self._validator, arguments, tool_name=self.name)
+        kwargs, coercions = validate_arguments(
+            self._validator, arguments, tool_name=self.name, exact=self._exact
+        )
         self.last_coercions = coercions
         return kwargs
 

@@ -24,6 +24,7 @@ from typing import Any
 from .._errors import ToolDefinitionError
 from .decorator import Tool, make_tool
 from .schemanodes import check_refs, compile_schema
+from .schemashape import check_nesting, check_schema_shape
 
 __all__ = ["simple_to_schema", "to_tool", "to_tools"]
 
@@ -96,6 +97,7 @@ def _from_dict(spec: Mapping[str, Any]) -> Tool:
     params = body.get("parameters")
     if params is None:
         params = spec.get("input_schema", {})
+    check_nesting(params, tool_name=name)  # before the copies and walks below recurse
     if isinstance(params, list):  # the spec's list of FunctionParameter, each with its name
         schema = simple_to_schema(params)
     elif not isinstance(params, Mapping):
@@ -108,6 +110,7 @@ def _from_dict(spec: Mapping[str, Any]) -> Tool:
         raise ToolDefinitionError(f"tool {name!r}: parameters must describe a JSON object")
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
+    check_schema_shape(schema, tool_name=name)
     check_refs(schema, schema)
     options = {k: body.get(k, spec.get(k)) for k in _OPTIONS if k in body or k in spec}
     return Tool(

@@ -26,13 +26,12 @@ import typing_extensions as tx
 from .._errors import ToolDefinitionError
 from .compound import ArrayNode, DictNode, ObjectNode, TupleNode, UnionNode
 from .docstrings import parse_docstring
+from .exact import DecimalNode
 from .metadata import apply_metadata, jsonable_default
 from .models import PydanticNode, is_pydantic_model
 from .nodes import AnyNode, BoolNode, EnumNode, IntNode, Node, NullNode, NumberNode, StrNode
 
 __all__ = ["TypeMapper"]
-
-_DECIMAL_PATTERN = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 
 
 def _parse_datetime(text: str) -> dt.datetime:
@@ -42,16 +41,6 @@ def _parse_datetime(text: str) -> dt.datetime:
 
 def _parse_time(text: str) -> dt.time:
     return dt.time.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
-
-
-def _parse_decimal(text: str) -> decimal.Decimal:
-    try:
-        number = decimal.Decimal(text)
-    except decimal.InvalidOperation as exc:
-        raise ValueError(text) from exc
-    if not number.is_finite():  # "NaN" and "Infinity" are not JSON numbers
-        raise ValueError(text)
-    return number
 
 
 _STRING_TYPES: dict[Any, Callable[[], StrNode]] = {
@@ -66,9 +55,7 @@ _STRING_TYPES: dict[Any, Callable[[], StrNode]] = {
         fmt={"format": "time"}, build=_parse_time, expect="an ISO 8601 time (HH:MM:SS)"
     ),
     uuid.UUID: lambda: StrNode(fmt={"format": "uuid"}, build=uuid.UUID, expect="a UUID string"),
-    decimal.Decimal: lambda: StrNode(
-        fmt={"pattern": _DECIMAL_PATTERN}, build=_parse_decimal, expect="a decimal number string"
-    ),
+    decimal.Decimal: DecimalNode,
     pathlib.Path: lambda: StrNode(build=pathlib.Path, expect="a path string"),
     pathlib.PurePath: lambda: StrNode(build=pathlib.PurePath, expect="a path string"),
 }

@@ -170,9 +170,12 @@ def _check_number(value: Any, constraints: Mapping[str, Any], path: str, st: Sta
 
 
 def _is_multiple(value: Any, step: Any) -> bool:
-    if isinstance(value, decimal.Decimal):  # Decimal does not divide by a float
-        return value % decimal.Decimal(str(step)) == 0
-    return bool((value / step) == int(value / step))
+    try:
+        if isinstance(value, decimal.Decimal):  # Decimal does not divide by a float
+            return value % decimal.Decimal(str(step)) == 0
+        return bool((value / step) == int(value / step))
+    except (ArithmeticError, ValueError):  # a quotient beyond float or Decimal precision
+        return False
 
 
 def _check_length(

@@ -74,6 +74,8 @@ def _inline(schema: Any, defs: Schema, root: Schema, stack: tuple[str, ...]) -> 
     name = ref.rpartition("/")[2] if ref != "#" else "#"
     siblings = {k: v for k, v in schema.items() if k != "$ref"}
     target = root if ref == "#" else defs.get(name, {})
+    if not isinstance(target, dict):  # a boolean schema: nothing to inline but "any value"
+        target = {}
     if stack.count(name) >= RECURSION_LIMIT:
         stub: Schema = {"type": "object"}
         if siblings.get("description") or target.get("description"):

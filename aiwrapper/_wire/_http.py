@@ -40,7 +40,7 @@ from ._httpcall import HttpCall, retry_after_seconds
 from ._logs import log_attempt
 from ._outgoing import RequestBuilder
 from ._outgoing import where as _where
-from ._settings import HttpSettings
+from ._settings import HttpSettings, check_http_settings
 from ._sizelimits import SizeLimits
 
 __all__ = ["HttpSettings", "HttpTransport", "OnError", "retry_delay"]
@@ -103,8 +103,12 @@ class HttpTransport:
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 8.0,
     ) -> None:
-        if max_retries < 0:
-            raise errors.ConfigError(f"max_retries must be >= 0, got {max_retries}")
+        check_http_settings(
+            timeout=None if isinstance(timeout, httpx.Timeout) else timeout,
+            max_retries=max_retries,
+            retry_base_delay=retry_base_delay,
+            retry_max_delay=retry_max_delay,
+        )
         self._limits = _limits(max_connections, borrowing=http_client is not None)
         self.timeout = _normal_timeout(timeout)
         self.max_retries = max_retries

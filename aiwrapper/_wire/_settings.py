@@ -6,12 +6,16 @@ without importing httpx: the transport is loaded only when a model is built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from math import isfinite
 from typing import TYPE_CHECKING, TypedDict
+
+from .._errors import ConfigError
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HttpSettings"]
+__all__ = ["HttpSettings", "check_http_settings"]
 
 
 class HttpSettings(TypedDict, total=False):
@@ -27,3 +31,49 @@ class HttpSettings(TypedDict, total=False):
     max_connections: int | None
     retry_base_delay: float
     retry_max_delay: float
+
+
+def check_http_settings(**settings: object) -> None:
+    """Refuse, when a model is made, a setting no request could use, naming it.
+
+    A NaN delay would otherwise fail only at the first retry, deep inside a run, and a
+    negative timeout would fail every request. An ``httpx.Timeout`` is httpx's to check: the
+    caller passes ``timeout=None`` for it.
+
+    Raises:
+        ConfigError: The first setting found wrong.
+    """
+    for name, value in settings.items():
+        problem = _CHECKS[name](name, value)
+        if problem is not None:
+            raise ConfigError(problem)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and isfinite(value)
+
+
+def _timeout_problem(name: str, value: object) -> str | None:
+    if value is None or (_is_number(value) and value > 0):  # type: ignore[operator]
+        return None
+    return f"{name} must be a positive number of seconds or None, not {value!r}"
+
+
+def _delay_problem(name: str, value: object) -> str | None:
+    if _is_number(value) and value >= 0:  # type: ignore[operator]
+        return None
+    return f"{name} must be a number of seconds, at least 0, not {value!r}"
+
+
+def _retries_problem(name: str, value: object) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return None
+    return f"{name} must be an int of at least 0, not {value!r}"
+
+
+_CHECKS: dict[str, Callable[[str, object], str | None]] = {
+    "timeout": _timeout_problem,
+    "max_retries": _retries_problem,
+    "retry_base_delay": _delay_problem,
+    "retry_max_delay": _delay_problem,
+}

@@ -463,14 +463,18 @@ def test_gemini_splits_a_mixed_literal_between_typed_arms() -> None:
     }
 
 
-def test_gemini_any_becomes_an_any_of_the_json_types() -> None:
+def test_gemini_any_becomes_an_any_of_the_json_types_and_null() -> None:
     scalars = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
     any_value = {
         "anyOf": [
             *scalars,
             {"type": "object"},
-            {"type": "array", "items": {"anyOf": [*scalars, {"type": "object"}]}},
-        ]
+            {
+                "type": "array",
+                "items": {"anyOf": [*scalars, {"type": "object"}], "nullable": True},
+            },
+        ],
+        "nullable": True,
     }
     assert probe(Any).schema_for("gemini")["parameters"]["properties"]["x"] == any_value
     bare_list = probe(list).schema_for("gemini")["parameters"]["properties"]["x"]

@@ -16,6 +16,8 @@ from aiwrapper._tools import Param, tool
 
 from .helpers import Address, Color, Item, Level, Movie, Point, Tree
 
+DECIMAL = "a decimal number (a string or a JSON number)"
+
 
 def probe(annotation: Any, default: Any = ...) -> Any:
     def f(x: int) -> None:
@@ -157,8 +159,16 @@ def test_coercions_are_recorded() -> None:
         (Literal[1, 2], True, "expected one of 1, 2, got boolean true"),
         (Literal["a", 1], "1", 'expected one of "a", 1, got string "1"'),
         (Color, "blue", 'expected one of "red", "green", got string "blue"'),
-        (decimal.Decimal, "NaN", 'expected a decimal number string, got string "NaN"'),
-        (decimal.Decimal, 1.5, "expected a decimal number string, got number 1.5"),
+        (
+            decimal.Decimal,
+            "NaN",
+            'expected a decimal number (a string or a JSON number), got string "NaN"',
+        ),
+        (
+            decimal.Decimal,
+            True,
+            "expected a decimal number (a string or a JSON number), got boolean true",
+        ),
         (float, "abc", 'expected a number, got string "abc"'),
         (float, False, "expected a number, got boolean false"),
         (str, 5, "expected a string, got number 5"),

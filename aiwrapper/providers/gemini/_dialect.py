@@ -30,6 +30,7 @@ recursive type reached only through required fields may be refused there;
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..._tools.notes import add_notes, constraint_note
@@ -62,10 +63,11 @@ _FORMATS: dict[Any, tuple[str, ...]] = {
 }
 _NUMERIC_OR_TEXT = ("string", "integer", "number")
 _SCALARS: list[Schema] = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
+# ``Any`` admits null, in every dialect: here through ``nullable`` beside the types.
 _ANY: list[Schema] = [
     *_SCALARS,
     {"type": "object"},
-    {"type": "array", "items": {"anyOf": [*_SCALARS, {"type": "object"}]}},
+    {"type": "array", "items": {"anyOf": [*_SCALARS, {"type": "object"}], "nullable": True}},
 ]
 
 
@@ -96,6 +98,8 @@ def _typed_arm(kind: Any, values: Any) -> Schema:
 
 def _gemini_union(schema: Schema, arms: list[Any]) -> Schema:
     rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+    # A boolean arm from a hand-written schema: ``true`` is any value, ``false`` none.
+    arms = [arm if isinstance(arm, dict) else {} for arm in arms if arm is not False]
     real = [a for a in arms if not (isinstance(a, dict) and a.get("type") == "null")]
     nullable = len(real) < len(arms)
     if not real:
@@ -181,7 +185,7 @@ def _give_type(out: Schema) -> Schema:
         return {"type": "array", **out}
     if "enum" in out:
         return {"type": "string", **out}
-    return {"anyOf": [dict(arm) for arm in _ANY], **out}
+    return {"anyOf": [copy.deepcopy(arm) for arm in _ANY], "nullable": True, **out}
 
 
 def _kind_of(value: Any) -> str:
