@@ -1,8 +1,10 @@
 """``Gateway``: the ASGI 3 application that lets clients of every served wire reach any ``Lang``.
 
 It owns HTTP: auth (API keys compared in constant time; loopback clients only without keys),
-what a browser may send (``_browser``), loop protection (``_hops``), the body size limit, routing a client's ``model`` to a ``Lang``, mapping errors to the
-client's wire, client disconnects and the access log. What a wire looks like is the business
+what a browser may send (``_browser``), loop protection (``_hops``), the body size limit and
+timeout, parsing (big bodies in a worker thread), routing a client's ``model`` to a ``Lang``,
+mapping errors to the client's wire (credentials redacted), client disconnects and the access
+log. What a wire looks like is the business
 of its front-end, which lives in the wire's provider package; the gateway mounts every
 front-end the provider registry finds, each at its POST path, and knows no wire by name.
 A translator, never an agent: each client request is one model request
@@ -85,6 +87,7 @@ class Gateway:
     ) -> None:
         self.routes = dict(routes)
         self._keys = _checked_keys(api_keys)
+        _check_positive(max_body_bytes=max_body_bytes, body_timeout=body_timeout)
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
         self._browser = BrowserRules(cors_origins, keyless=not self._keys)
@@ -176,6 +179,12 @@ class Gateway:
                 await _answer(front, decoded, lang, exchange, hops)
             finally:
                 group.cancel_scope.cancel()
+
+
+def _check_positive(**numbers: float) -> None:
+    for name, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigError(f"{name} must be a positive number, not {value!r}")
 
 
 def _checked_keys(api_keys: Iterable[str] | None) -> list[bytes]:
