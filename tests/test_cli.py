@@ -160,7 +160,7 @@ def test_ask_names_an_unknown_provider_and_lists_the_known_ones() -> None:
 def test_ask_with_a_preset_and_no_model_says_it_needs_one() -> None:
     done = _run("ask", "Hi", "--provider", "vllm")
     assert done.returncode == 1
-    assert done.stderr == "error: the OpenAI-compatible preset 'vllm' needs a model\n"
+    assert done.stderr == "error: the compatible server's preset 'vllm' needs a model\n"
 
 
 @pytest.mark.parametrize(

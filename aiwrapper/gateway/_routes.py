@@ -1,11 +1,11 @@
 """Routes read from the command line: ``NAME=PROVIDER:MODEL[@BASE_URL]`` as a ``Lang``.
 
-PROVIDER is an HTTP provider's name (``openai``, ``anthropic``, ``gemini``, ``ollama``), the
-preset of an OpenAI-compatible server (``groq``, ``vllm``...), ``offline`` (the offline model,
-no network) or ``scripted`` (answers MODEL's text to every request: demos, tests). A base URL
-after ``@`` points the provider or preset at another server; it must start with ``http://``
-or ``https://``, so a model name with an ``@`` in it (Vertex's ``claude-x@2025``) stays whole.
-``ask --provider`` reads its provider with the same names (``provider_names``).
+PROVIDER is an HTTP provider's name, the preset of a compatible server (``groq``, ``vllm``...;
+the registry knows both), ``offline`` (the offline model, no network) or ``scripted`` (answers
+MODEL's text to every request: demos, tests). A base URL after ``@`` points the provider or
+preset at another server; it must start with ``http://`` or ``https://``, so a model name with
+an ``@`` in it (a cloud's ``model@version``) stays whole. ``ask --provider`` reads its
+provider with the same names.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from .._errors import ConfigError
 from .._lang import Lang
-from ..providers._registry import HTTP_PROVIDERS
+from ..providers._registry import HTTP_PROVIDERS, build_for_route, build_named, route_providers
 
 if TYPE_CHECKING:
     from .._messages import LangMessages
@@ -31,9 +31,8 @@ _BASE_URL = re.compile(r"@(?=https?://)", re.IGNORECASE)
 
 def provider_names() -> list[str]:
     """Every name PROVIDER may take: the HTTP providers, offline, scripted, the presets."""
-    from ..providers.openai import PRESETS
-
-    return [*HTTP_PROVIDERS, *_LOCAL, *sorted(PRESETS)]
+    names = route_providers()
+    return [*names[: len(HTTP_PROVIDERS)], *_LOCAL, *names[len(HTTP_PROVIDERS) :]]
 
 
 def parse_routes(specs: Iterable[str]) -> dict[str, Lang]:
@@ -48,6 +47,7 @@ def parse_routes(specs: Iterable[str]) -> dict[str, Lang]:
         for spec in specs:
             name, lang = _route(spec)
             if name in routes:
+                lang.close()
                 raise ConfigError(f"the route {name!r} is given twice")
             routes[name] = lang
     except ConfigError:
@@ -68,15 +68,13 @@ def lang_for(provider: str, model: str | None, base_url: str | None = None) -> L
         return Lang.offline()
     if provider == "scripted":
         return Lang.scripted(functools.partial(_answer, model or "(scripted)"))
-    if provider in HTTP_PROVIDERS:
-        factory = getattr(Lang, provider)
-        return factory(model, base_url=base_url)  # type: ignore[no-any-return]
+    if provider in HTTP_PROVIDERS and model is None and base_url is None:
+        return Lang(build_named(provider))
     if provider.lower() not in provider_names():
-        known = ", ".join(provider_names())
-        raise ConfigError(f"unknown provider {provider!r}; known: {known}")
-    if not model:
-        raise ConfigError(f"the OpenAI-compatible preset {provider!r} needs a model")
-    return Lang.openai_compatible(base_url, model=model, preset=provider)
+        raise ConfigError(f"unknown provider {provider!r}; known: {', '.join(provider_names())}")
+    if model is None:
+        raise ConfigError(f"the compatible server's preset {provider!r} needs a model")
+    return Lang(build_for_route(provider, model, base_url))
 
 
 def _route(spec: str) -> tuple[str, Lang]:

@@ -42,6 +42,7 @@ __all__ = [
     "frontends",
     "header_prefixes",
     "mounts_of",
+    "route_providers",
     "rules_for",
 ]
 
@@ -54,7 +55,7 @@ _KEYED = ("openai", "anthropic", "gemini")
 class _ProviderPackage(Protocol):
     API_KEY_ENV_VARS: tuple[str, ...]
 
-    def build(self, model: str | None = None) -> Model: ...
+    def build(self, model: str | None = None, *, base_url: str | None = None) -> Model: ...
 
 
 def _package(name: str) -> _ProviderPackage:
@@ -76,18 +77,30 @@ def build_named(name: str, model: str | None = None) -> Model:
     return _package(name).build(model)
 
 
-def build_for_route(name: str, model: str) -> Model:
+def build_for_route(name: str, model: str, base_url: str | None = None) -> Model:
     """The model ``model`` of the provider called ``name``, or of the compatible-server preset
-    called ``name`` (``groq``, ``vllm``...), each with its defaults and key.
+    called ``name`` (``groq``, ``vllm``...), each with its defaults and key; at ``base_url``
+    when one is given.
 
     Raises:
-        ConfigError: ``name`` is neither, or the key it needs is missing.
+        ConfigError: ``name`` is neither (the names it may take are listed), or the key it
+            needs is missing.
     """
     if name in HTTP_PROVIDERS:
-        return _package(name).build(model)
-    from .openai import build_compatible
+        return _package(name).build(model, base_url=base_url)
+    from .openai import PRESETS, build_compatible
 
-    return build_compatible(model=model, preset=name)
+    if name.lower() not in PRESETS:
+        known = ", ".join(route_providers())
+        raise ConfigError(f"unknown provider {name!r}; known: {known}")
+    return build_compatible(base_url, model=model, preset=name)
+
+
+def route_providers() -> tuple[str, ...]:
+    """Every name ``build_for_route`` takes: the HTTP providers, then the presets, sorted."""
+    from .openai import PRESETS
+
+    return (*HTTP_PROVIDERS, *sorted(PRESETS))
 
 
 def from_env(env: Mapping[str, str] = os.environ) -> Model:
