@@ -10,6 +10,7 @@ passed through this gateway, or through more than ``MAX_HOPS`` gateways, is refu
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from .._serving import GatewayError
@@ -19,6 +20,8 @@ __all__ = ["HOP_HEADER", "MAX_HOPS", "Hops"]
 HOP_HEADER = "x-aiwrapper-gateway-hops"
 MAX_HOPS = 4
 _MAX_HEADER_CHARS = 1024  # a longer value is no chain of gateways: refused whole
+_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_UNKNOWN = "unknown"  # stands for a hop that is no id: counted, never sent on as it came
 
 
 class Hops:
@@ -46,7 +49,8 @@ def _chain(passed: str | None) -> list[str]:
         return []
     if len(passed) > _MAX_HEADER_CHARS:
         raise _loop("the request passed through too many gateways")
-    return [hop.strip() for hop in passed.split(",") if hop.strip()]
+    hops = [hop.strip() for hop in passed.split(",") if hop.strip()]
+    return [hop if _ID.fullmatch(hop) else _UNKNOWN for hop in hops]
 
 
 def _loop(message: str) -> GatewayError:

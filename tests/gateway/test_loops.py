@@ -68,7 +68,7 @@ async def test_upstream_requests_carry_the_gateways_passed_through() -> None:
 
 
 async def test_four_gateways_before_this_one_are_served_five_are_refused() -> None:
-    lang = Lang.scripted(["hi"])
+    lang = Lang.scripted(["hi", "again"])
     gateway = Gateway({"local": lang})
     async with _client(gateway) as client:
         four = await client.post("/v1/chat/completions", json=HI, headers={HOPS: "a, b, c, d"})
@@ -79,8 +79,11 @@ async def test_four_gateways_before_this_one_are_served_five_are_refused() -> No
             "/v1/chat/completions", json=HI, headers={HOPS: f"a, {gateway._hops.id}"}
         )
         huge = await client.post("/v1/chat/completions", json=HI, headers={HOPS: "a" * 5000})
+        odd = await client.post("/v1/chat/completions", json=HI, headers={HOPS: "é, x y".encode()})
     assert four.status_code == 200
     assert lang.requests[0].options.extra_headers == {HOPS: f"a, b, c, d, {gateway._hops.id}"}
     assert (five.status_code, own.status_code, huge.status_code) == (508, 508, 508)
     assert five.json()["type"] == "error"
-    assert len(lang.requests) == 1
+    assert odd.status_code == 200
+    assert lang.requests[1].options.extra_headers == {HOPS: f"unknown, unknown, {gateway._hops.id}"}
+    assert len(lang.requests) == 2

@@ -7,8 +7,10 @@ client's address), on asyncio and trio.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -343,3 +345,30 @@ async def test_a_json_body_nested_past_the_parsers_depth_is_a_400() -> None:
         )
     assert reply.status_code == 400
     assert reply.json()["error"]["message"] == "the body is not valid JSON"
+
+
+async def test_a_body_that_trickles_past_the_body_timeout_is_a_408() -> None:
+    lang = Lang.scripted(["never"])
+    gateway = Gateway({"local": lang}, body_timeout=0.2)
+    stalled = anyio.Event()
+
+    async def slow() -> AsyncIterator[bytes]:
+        yield b'{"model": "local",'
+        await stalled.wait()  # never set: the rest never comes
+        yield b"}"
+
+    async with _client(gateway) as client:
+        reply = await client.post(
+            "/v1/chat/completions", content=slow(), headers={"content-type": "application/json"}
+        )
+    assert reply.status_code == 408
+    assert reply.json()["error"]["message"] == "the request body did not arrive within 0.2 s"
+    assert lang.requests == []
+
+
+@pytest.mark.parametrize(
+    "limits", [{"max_body_bytes": 0}, {"body_timeout": -1.0}, {"body_timeout": float("nan")}]
+)
+def test_a_limit_that_is_not_positive_is_a_config_error(limits: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match="must be a positive number"):
+        Gateway({}, **limits)
