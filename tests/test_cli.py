@@ -191,6 +191,7 @@ def test_doctor_on_a_module_that_fails_to_import_says_why_in_one_line(
         (["--port", "99999"], "serve: --port 99999 is not a port number (0-65535)\n"),
         (["--port", "-1"], "serve: --port -1 is not a port number (0-65535)\n"),
         (["--header-timeout", "0"], "serve: header_timeout must be a positive number, not 0.0\n"),
+        (["--max-connections", "0"], "serve: max_connections must be a positive number, not 0\n"),
         (["--cors-origin", "evil"], "serve: cors_origins takes origins like "),
         (["--route", "other=bogus:m"], "serve: unknown provider 'bogus'; known: openai, "),
         (["--route", "local=offline:x"], "serve: the route 'local' is given twice\n"),

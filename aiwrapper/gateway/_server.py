@@ -67,7 +67,7 @@ class ServerLimits:
         numbers = {
             "header_timeout": self.header_timeout,
             "keep_alive_timeout": self.keep_alive_timeout,
-            "max_connections": self.max_connections or 1,
+            "max_connections": 1 if self.max_connections is None else self.max_connections,
             "max_header_bytes": self.max_header_bytes,
         }
         for name, value in numbers.items():

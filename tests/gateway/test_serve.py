@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
+import pytest
 
 SERVE = [sys.executable, "-m", "aiwrapper", "serve"]
 
@@ -196,27 +197,36 @@ def _serving(*args: str, limit_files: int | None = None) -> Iterator[str]:
                 process.kill()
 
 
-def test_offline_and_scripted_routes_serve_without_network() -> None:
-    with _serving("--route", "demo=offline:x", "--route", "canned=scripted:Hi there.") as base:
-        canned = httpx.post(
-            base + "/v1/chat/completions",
-            json={"model": "canned", "messages": [{"role": "user", "content": "Hello"}]},
-        )
-        again = httpx.post(
-            base + "/v1/messages",
-            json={
-                "model": "canned",
-                "max_tokens": 9,
-                "messages": [{"role": "user", "content": "?"}],
-            },
-        )
-        demo = httpx.post(
-            base + "/v1/chat/completions",
-            json={"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
-        )
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    """One ``serve`` process for the tests of options that need no other: offline routes."""
+    with _serving(
+        *("--route", "demo=offline:x", "--route", "canned=scripted:Hi there."),
+        *("--cors-origin", "https://app.example", "--max-header-bytes", "4096"),
+    ) as base:
+        yield base
+
+
+def test_offline_and_scripted_routes_serve_without_network(demo: str) -> None:
+    canned = httpx.post(
+        demo + "/v1/chat/completions",
+        json={"model": "canned", "messages": [{"role": "user", "content": "Hello"}]},
+    )
+    again = httpx.post(
+        demo + "/v1/messages",
+        json={
+            "model": "canned",
+            "max_tokens": 9,
+            "messages": [{"role": "user", "content": "?"}],
+        },
+    )
+    offline = httpx.post(
+        demo + "/v1/chat/completions",
+        json={"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
+    )
     assert canned.json()["choices"][0]["message"]["content"] == "Hi there."
     assert again.json()["content"] == [{"type": "text", "text": "Hi there."}]
-    assert "Hello" in demo.json()["choices"][0]["message"]["content"]
+    assert "Hello" in offline.json()["choices"][0]["message"]["content"]
 
 
 def test_a_route_pointing_at_its_own_gateway_is_a_508_not_a_storm() -> None:
@@ -299,19 +309,17 @@ def test_idle_connections_past_the_descriptor_limit_do_not_lock_clients_out() ->
                 sock.close()
 
 
-def test_a_request_head_past_the_limit_is_refused() -> None:
-    with _serving("--route", "x=offline:x", "--max-header-bytes", "4096") as base:
-        small = httpx.get(base + "/healthz", headers={"x-pad": "a" * 2000})
-        huge = httpx.get(base + "/healthz", headers={"x-pad": "a" * 8000})
+def test_a_request_head_past_the_limit_is_refused(demo: str) -> None:
+    small = httpx.get(demo + "/healthz", headers={"x-pad": "a" * 2000})
+    huge = httpx.get(demo + "/healthz", headers={"x-pad": "a" * 8000})
     assert small.status_code == 200
     assert huge.status_code == 400
 
 
-def test_a_cors_origin_given_to_serve_gets_preflight_answers() -> None:
-    with _serving("--route", "x=offline:x", "--cors-origin", "https://app.example") as base:
-        preflight = httpx.options(
-            base + "/v1/chat/completions",
-            headers={"origin": "https://app.example", "access-control-request-method": "POST"},
-        )
+def test_a_cors_origin_given_to_serve_gets_preflight_answers(demo: str) -> None:
+    preflight = httpx.options(
+        demo + "/v1/chat/completions",
+        headers={"origin": "https://app.example", "access-control-request-method": "POST"},
+    )
     assert preflight.status_code == 204
     assert preflight.headers["access-control-allow-origin"] == "https://app.example"
