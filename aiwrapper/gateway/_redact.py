@@ -88,6 +88,8 @@ def _fields(obj: object) -> Iterator[tuple[str, Any]]:
 
 def _header_secrets(headers: Mapping[str, str] | httpx.Headers) -> Iterator[str]:
     for name, value in headers.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            continue
         if _SECRET_NAME.search(name) or name.lower() == "cookie":
             scheme, _, credential = value.partition(" ")
             # Bearer KEY, Basic ...: the scheme's name is no secret, and stays readable.
@@ -110,8 +112,18 @@ def _url_secrets(url: str) -> Iterator[str]:
 
 
 def _host(lang: Lang) -> str:
-    """The upstream's host and port, from the first URL the route's model holds."""
+    """The upstream's host and port, from the URL the route's model sends its requests to.
+
+    A provider whose URL depends on the model says so through ``model_url``; otherwise the
+    first URL among the model's settings is it.
+    """
     urls: list[str] = []
+    model_url = getattr(getattr(lang.model, "provider", None), "model_url", None)
+    if callable(model_url):
+        try:
+            urls.append(str(model_url(lang.model.model)))
+        except (AttributeError, TypeError, ValueError):  # not the method this expects
+            pass
     _urls(lang.model, urls, _DEPTH)
     for url in urls:
         try:
