@@ -9,6 +9,7 @@ control characters are escaped so that a line of the log stays one line.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -120,10 +121,9 @@ def _host(lang: Lang) -> str:
     urls: list[str] = []
     model_url = getattr(getattr(lang.model, "provider", None), "model_url", None)
     if callable(model_url):
-        try:
+        # not the method this expects: the settings' URLs below say where, then
+        with contextlib.suppress(AttributeError, TypeError, ValueError):
             urls.append(str(model_url(lang.model.model)))
-        except (AttributeError, TypeError, ValueError):  # not the method this expects
-            pass
     _urls(lang.model, urls, _DEPTH)
     for url in urls:
         try:
