@@ -12,14 +12,15 @@ import importlib
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 
 from ._conversation._runevents import TextDelta
-from ._errors import AIWrapperError, ConfigError
+from ._errors import AIWrapperError
 from ._lang import Lang
 from ._tools import to_tool
 from .providers._doctor import diagnose
-from .providers._registry import HTTP_PROVIDERS, build_for_route, build_named
+from .providers._registry import HTTP_PROVIDERS
 
 __all__ = ["build_parser", "run_ask", "run_doctor"]
 
@@ -54,13 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _lang(provider: str | None, model: str | None) -> Lang:
     if provider is None:
         return Lang.from_env()
-    if provider == "offline":
-        return Lang.offline()
-    if provider in HTTP_PROVIDERS:
-        return Lang(build_named(provider, model))
-    if model is None:
-        raise ConfigError(f"--provider {provider} needs --model")
-    return Lang(build_for_route(provider, model))
+    from .gateway._routes import lang_for  # the names ``serve --route`` takes, the same way
+
+    return lang_for(provider, model)
 
 
 def run_ask(args: argparse.Namespace) -> int:
@@ -104,10 +101,25 @@ def _load(target: str) -> object:
         raise ValueError(f"{target!r} is not MODULE:FUNCTION (e.g. myapp.tools:get_weather)")
     if os.getcwd() not in sys.path:  # as `python -m` does: the current directory's modules
         sys.path.insert(0, os.getcwd())
-    found: object = importlib.import_module(module_name)
+    found = _imported(module_name)
     for part in attribute.split("."):
         found = getattr(found, part)
     return found
+
+
+def _imported(name: str) -> object:
+    """The module ``name``; ImportError saying why and where when importing it fails."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise
+    except Exception as exc:  # the module's own code failed: said in one line, no traceback
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+        if isinstance(exc, SyntaxError):
+            where = ""  # its message names the file and line already
+        message = f"importing {name!r} failed: {type(exc).__name__}: {exc}{where}"
+        raise ImportError(message) from exc
 
 
 def run(argv: Sequence[str] | None, demo: Callable[[], int]) -> int:

@@ -146,3 +146,60 @@ def test_property_names_some_provider_refuses_are_found() -> None:
     }
     findings = doctor.diagnose(to_tool(spec)).findings
     assert any("property 'first name' is not portable" in f for f in findings)
+
+
+def test_ask_names_an_unknown_provider_and_lists_the_known_ones() -> None:
+    done = _run("ask", "Hi", "--provider", "bogus")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: unknown provider 'bogus'; known: openai, anthropic, ")
+    assert "offline" in done.stderr
+    assert "groq" in done.stderr
+    assert "needs --model" not in done.stderr
+
+
+def test_ask_with_a_preset_and_no_model_says_it_needs_one() -> None:
+    done = _run("ask", "Hi", "--provider", "vllm")
+    assert done.returncode == 1
+    assert done.stderr == "error: the compatible server's preset 'vllm' needs a model\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("x = 1 / 0\n", "ZeroDivisionError: division by zero"),
+        ("def broken(:\n", "SyntaxError: "),
+        ("import no_such_module_here\n", "No module named 'no_such_module_here'"),
+    ],
+    ids=["raises", "syntax", "imports-missing"],
+)
+def test_doctor_on_a_module_that_fails_to_import_says_why_in_one_line(
+    tmp_path: Path, source: str, said: str
+) -> None:
+    (tmp_path / "brokentools.py").write_text(source)
+    done = _run("doctor", "brokentools:f", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: ")
+    assert said in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--api-key", ""], "serve: api_keys must be non-empty strings\n"),
+        (["--port", "99999"], "serve: --port 99999 is not a port number (0-65535)\n"),
+        (["--port", "-1"], "serve: --port -1 is not a port number (0-65535)\n"),
+        (["--header-timeout", "0"], "serve: header_timeout must be a positive number, not 0.0\n"),
+        (["--max-connections", "0"], "serve: max_connections must be a positive number, not 0\n"),
+        (["--cors-origin", "evil"], "serve: cors_origins takes origins like "),
+        (["--route", "other=bogus:m"], "serve: unknown provider 'bogus'; known: openai, "),
+        (["--route", "local=offline:x"], "serve: the route 'local' is given twice\n"),
+    ],
+)
+def test_serve_says_what_is_wrong_with_its_options_in_one_line(args: list[str], said: str) -> None:
+    done = _run("serve", "--route", "local=offline:x", *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith(said)
+    assert done.stderr.count("\n") == 1
+    assert done.stdout == ""

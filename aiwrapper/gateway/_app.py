@@ -1,8 +1,10 @@
 """``Gateway``: the ASGI 3 application that lets clients of every served wire reach any ``Lang``.
 
 It owns HTTP: auth (API keys compared in constant time; loopback clients only without keys),
-the body size limit, routing a client's ``model`` to a ``Lang``, mapping errors to the
-client's wire, client disconnects and the access log. What a wire looks like is the business
+what a browser may send (``_browser``), loop protection (``_hops``), the body size limit and
+timeout, parsing (big bodies in a worker thread), routing a client's ``model`` to a ``Lang``,
+mapping errors to the client's wire (credentials redacted), client disconnects and the access
+log. What a wire looks like is the business
 of its front-end, which lives in the wire's provider package; the gateway mounts every
 front-end the provider registry finds, each at its POST path, and knows no wire by name.
 A translator, never an agent: each client request is one model request
@@ -16,6 +18,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -25,9 +28,13 @@ from ..providers._callstate import unpack_calls
 from ..providers._registry import frontends
 from ..providers._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
 from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
+from ._browser import BrowserRules, require_json
+from ._hops import HOP_HEADER, Hops
+from ._redact import Redactor, printable
 from ._upstream import as_gateway_error
 
 if TYPE_CHECKING:
+    from .._conversation._messages import LangMessages
     from .._conversation._runevents import RunEvent
     from .._lang import Lang
     from .._run._stream import RunStream
@@ -37,6 +44,9 @@ __all__ = ["Gateway"]
 logger = logging.getLogger("aiwrapper.gateway")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole request body: a trickle holds no slot longer
+# Smaller bodies parse in well under a millisecond: a worker thread would cost more than that.
+_INLINE_BODY_BYTES = 64 * 1024
 # One model request per client request: the client executes the calls.
 _TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
@@ -51,8 +61,16 @@ class Gateway:
         routes: Maps the ``model`` name a client sends to the ``Lang`` that serves it (its
             own provider and model are used upstream).
         api_keys: Keys clients must send (``Authorization: Bearer`` or ``x-api-key``). Without
-            keys, only clients on this machine (loopback) are served.
+            keys, only clients on this machine (loopback) are served, and only requests
+            addressed to it (a loopback ``Host``) from no other site's page (``Origin``).
         max_body_bytes: Request bodies past this size are refused with 413.
+        body_timeout: Seconds a request body may take to arrive; then 408.
+        cors_origins: Origins whose pages may call the gateway from a browser (CORS);
+            ``"*"`` for every origin, with keys only. None by default: no CORS headers.
+
+    POST bodies must be sent as ``Content-Type: application/json`` (else 415). Upstream
+    requests carry a hop header; a request that comes back to this gateway or passed through
+    more than four gateways is refused with 508.
 
     Serve it with any ASGI server, e.g. ``uvicorn.run(Gateway({...}))``, or run
     ``python -m aiwrapper serve --route NAME=PROVIDER:MODEL``.
@@ -64,10 +82,16 @@ class Gateway:
         *,
         api_keys: Iterable[str] | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        cors_origins: Iterable[str] | None = None,
     ) -> None:
         self.routes = dict(routes)
         self._keys = _checked_keys(api_keys)
+        _check_positive(max_body_bytes=max_body_bytes, body_timeout=body_timeout)
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
+        self._browser = BrowserRules(cors_origins, keyless=not self._keys)
+        self._hops = Hops()
         self._fronts = frontends()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -90,13 +114,17 @@ class Gateway:
             if (method, path) == ("GET", "/healthz"):  # no key needed: load balancers probe it
                 await exchange.json(200, {"status": "ok"})
                 return
+            if self._browser.is_preflight(exchange):  # browsers send no key with it
+                await self._browser.preflight(exchange)
+                return
             self._authorize(exchange)
             if (method, path) == ("GET", "/v1/models"):
                 await exchange.json(200, self._models())
             elif method == "POST" and path in mounted:
+                require_json(exchange)
                 await self._serve(front, exchange)
             else:
-                raise GatewayError(404, "not_found", f"no endpoint {method} {path}")
+                raise GatewayError(404, "not_found", f"no endpoint {method} {printable(path, 200)}")
         except GatewayError as error:
             await _send_error(front, error, exchange)
 
@@ -108,14 +136,16 @@ class Gateway:
                     "permission",
                     "this gateway has no API keys and serves clients on its own machine only",
                 )
+            self._browser.check(exchange)
             return
-        given = exchange.header(b"x-api-key") or ""
-        bearer = exchange.header(b"authorization") or ""
-        if bearer[:7].lower() == "bearer ":
+        self._browser.check(exchange)
+        given = exchange.raw_header(b"x-api-key") or b""
+        bearer = exchange.raw_header(b"authorization") or b""
+        if bearer[:7].lower() == b"bearer ":
             given = bearer[7:].strip()
         matched = False
         for key in self._keys:  # every key compared, in constant time: no timing hint
-            matched |= hmac.compare_digest(given.encode("utf-8"), key)
+            matched |= hmac.compare_digest(given, key)
         if not matched:
             raise GatewayError(
                 401, "authentication", "a valid API key is required (Authorization: Bearer)"
@@ -126,28 +156,35 @@ class Gateway:
         return self._fronts.default.model_list(owners)
 
     async def _serve(self, front: Frontend, exchange: Exchange) -> None:
-        body = await exchange.read_body(self.max_body_bytes)
-        try:
-            parsed = json.loads(body)
-        except (ValueError, RecursionError) as exc:  # RecursionError: nested past the stack
-            raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
-        request = front.decode(parsed)
-        lang = self.routes.get(request.route)
+        hops = self._hops.forward(exchange.header(HOP_HEADER.encode()))
+        with anyio.move_on_after(self.body_timeout) as reading:
+            body = await exchange.read_body(self.max_body_bytes)
+        if reading.cancelled_caught:
+            message = f"the request body did not arrive within {self.body_timeout:g} s"
+            raise GatewayError(408, "invalid_request", message)
+        decoded = await _decoded(front, body)
+        lang = self.routes.get(decoded.request.route)
         if lang is None:
             raise GatewayError(
                 404,
                 "not_found",
-                f"the model {request.route!r} does not exist; try GET /v1/models",
+                f"the model {decoded.request.route!r} does not exist; try GET /v1/models",
                 param="model",
                 code="model_not_found",
             )
-        exchange.route = request.route
+        exchange.route = decoded.request.route
         async with anyio.create_task_group() as group:
             group.start_soon(cancel_on_disconnect, exchange.receive, group.cancel_scope)
             try:
-                await _answer(front, request, lang, exchange)
+                await _answer(front, decoded, lang, exchange, hops)
             finally:
                 group.cancel_scope.cancel()
+
+
+def _check_positive(**numbers: float) -> None:
+    for name, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigError(f"{name} must be a positive number, not {value!r}")
 
 
 def _checked_keys(api_keys: Iterable[str] | None) -> list[bytes]:
@@ -158,21 +195,46 @@ def _checked_keys(api_keys: Iterable[str] | None) -> list[bytes]:
     return [key.strip().encode("utf-8") for key in keys]
 
 
-async def _answer(front: Frontend, request: ClientRequest, lang: Lang, exchange: Exchange) -> None:
+@dataclass(slots=True, frozen=True)
+class _Decoded:
+    request: ClientRequest
+    messages: LangMessages  # the request's, with packed call state unpacked, in call order
+
+
+async def _decoded(front: Frontend, body: bytes) -> _Decoded:
+    """The client's request; a big body is parsed in a worker thread, off the event loop."""
+    if len(body) < _INLINE_BODY_BYTES:
+        return _decode(front, body)
+    return await anyio.to_thread.run_sync(_decode, front, body)
+
+
+def _decode(front: Frontend, body: bytes) -> _Decoded:
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
+    request = front.decode(parsed)
+    unpack_calls(request.messages)
+    return _Decoded(request, in_call_order(request.messages))
+
+
+async def _answer(
+    front: Frontend, decoded: _Decoded, lang: Lang, exchange: Exchange, hops: dict[str, str]
+) -> None:
     """Run the request on ``lang`` and send the answer; errors go to the client, never up."""
+    request = decoded.request
     options = {k: v for k, v in request.options.items() if v is not None}
     options.update(_TRANSLATOR)
-    unpack_calls(request.messages)
-    messages = in_call_order(request.messages)
+    options["extra_headers"] = {**(options.get("extra_headers") or {}), **hops}
     encoder = front.encoder(request) if request.stream else None
     try:
         if encoder is not None:
-            await _stream(encoder, lang.stream(messages, options), exchange)
+            await _stream(encoder, lang.stream(decoded.messages, options), exchange)
         else:
-            result = await lang.chat(messages, options)
+            result = await lang.chat(decoded.messages, options)
             await exchange.json(200, front.response(request, result))
     except Exception as exc:
-        error = as_gateway_error(exc, front.overloaded_status)
+        error = as_gateway_error(exc, front.overloaded_status, Redactor(lang))
         if not exchange.started:
             await _send_error(front, error, exchange)
         elif encoder is not None:  # the stream breaks visibly: an error event, no end marker
@@ -222,10 +284,10 @@ def _log(exchange: Exchange, seconds: float) -> None:
     client = exchange.scope.get("client") or ("-", 0)
     logger.info(
         "%s %s %s route=%s status=%s %.1fms",
-        client[0],
-        exchange.scope.get("method"),
-        exchange.scope.get("path"),
-        exchange.route or "-",
+        printable(str(client[0]), 100),
+        printable(str(exchange.scope.get("method")), 20),
+        printable(str(exchange.scope.get("path")), 300),
+        printable(exchange.route or "-", 100),
         exchange.status if exchange.status is not None else "-",
         seconds * 1000,
     )

@@ -25,6 +25,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+MAX_RETRY_AFTER = 86_400  # seconds: a day; an upstream's longer delay is no plan
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
@@ -41,6 +42,7 @@ class Exchange:
         self._send = send
         self.status: int | None = None  # set when the response starts
         self.route: str | None = None  # the route served, for the access log
+        self.extra_headers: list[tuple[bytes, bytes]] = []  # on every response (CORS)
 
     @property
     def started(self) -> bool:
@@ -48,10 +50,15 @@ class Exchange:
         return self.status is not None
 
     def header(self, name: bytes) -> str | None:
-        """A request header's value (``name`` in lower case)."""
+        """A request header's value (``name`` in lower case), its bytes read as latin-1."""
+        value = self.raw_header(name)
+        return None if value is None else value.decode("latin-1")
+
+    def raw_header(self, name: bytes) -> bytes | None:
+        """A request header's value as sent (``name`` in lower case)."""
         for key, value in self.scope.get("headers") or ():
             if key.lower() == name:
-                return bytes(value).decode("latin-1")
+                return bytes(value)
         return None
 
     async def read_body(self, limit: int) -> bytes:
@@ -88,6 +95,7 @@ class Exchange:
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         """Send the status line and headers."""
         self.status = status
+        headers = [*headers, *self.extra_headers]
         await self._send({"type": "http.response.start", "status": status, "headers": headers})
 
     async def body(self, data: bytes, *, more: bool = True) -> None:
@@ -96,10 +104,21 @@ class Exchange:
 
 
 def error_headers(error: GatewayError) -> list[tuple[bytes, bytes]]:
-    """``retry-after`` (whole seconds, rounded up) for an error that has one."""
-    if error.retry_after is None:
+    """``retry-after`` (whole seconds, rounded up, at most a day) for an error that has one.
+
+    An upstream may say anything (a 400-digit delay is ``inf`` once read): a value that is
+    not a number says nothing, and a huge one is capped.
+    """
+    try:
+        seconds = float(error.retry_after)  # type: ignore[arg-type]
+    except OverflowError:  # an int too large for a float
+        seconds = math.inf
+    except (TypeError, ValueError):
         return []
-    return [(b"retry-after", str(max(0, math.ceil(error.retry_after))).encode())]
+    if math.isnan(seconds):
+        return []
+    capped = min(max(seconds, 0.0), MAX_RETRY_AFTER)
+    return [(b"retry-after", str(math.ceil(capped)).encode())]
 
 
 def _too_large(limit: int) -> GatewayError:

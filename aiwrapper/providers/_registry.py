@@ -33,6 +33,7 @@ __all__ = [
     "from_env",
     "frontends",
     "mounts_of",
+    "route_providers",
 ]
 
 HTTP_PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "bedrock")
@@ -44,7 +45,7 @@ _KEYED = ("openai", "anthropic", "gemini")
 class _ProviderPackage(Protocol):
     API_KEY_ENV_VARS: tuple[str, ...]
 
-    def build(self, model: str | None = None) -> Model: ...
+    def build(self, model: str | None = None, *, base_url: str | None = None) -> Model: ...
 
 
 def _package(name: str) -> _ProviderPackage:
@@ -66,24 +67,35 @@ def build_named(name: str, model: str | None = None) -> Model:
     return _package(name).build(model)
 
 
-def build_for_route(name: str, model: str) -> Model:
+def build_for_route(name: str, model: str, base_url: str | None = None) -> Model:
     """The model ``model`` of the provider called ``name``, of Claude on Vertex AI
     (``vertex-anthropic``), or of the compatible-server preset called ``name`` (``groq``,
-    ``vllm``...), each with its defaults and key.
+    ``vllm``...), each with its defaults and key; at ``base_url`` when one is given.
 
     Raises:
-        ConfigError: ``name`` is none of these, or the key or project it needs is missing.
+        ConfigError: ``name`` is none of these (the names it may take are listed), or the key
+            or project it needs is missing.
     """
     if name in HTTP_PROVIDERS:
-        return _package(name).build(model)
+        return _package(name).build(model, base_url=base_url)
     if name == "vertex-anthropic":
         from . import anthropic
         from ._vertex import vertex_from_env
 
-        return anthropic.build(model, vertex=vertex_from_env())
-    from .openai import build_compatible
+        return anthropic.build(model, vertex=vertex_from_env(), base_url=base_url)
+    from .openai import PRESETS, build_compatible
 
-    return build_compatible(model=model, preset=name)
+    if name.lower() not in PRESETS:
+        known = ", ".join(route_providers())
+        raise ConfigError(f"unknown provider {name!r}; known: {known}")
+    return build_compatible(base_url, model=model, preset=name)
+
+
+def route_providers() -> tuple[str, ...]:
+    """Every name ``build_for_route`` takes: the HTTP providers, then the presets, sorted."""
+    from .openai import PRESETS
+
+    return (*HTTP_PROVIDERS, "vertex-anthropic", *sorted(PRESETS))
 
 
 def from_env(env: Mapping[str, str] = os.environ) -> Model:

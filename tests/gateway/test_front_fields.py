@@ -29,7 +29,7 @@ BASE = {
 
 def _client(gateway: Gateway) -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=gateway, client=("127.0.0.1", 50000))
-    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
 
 
 async def _post(lang: Lang, path: str, **fields: Any) -> httpx.Response:

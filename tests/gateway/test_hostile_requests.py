@@ -25,7 +25,7 @@ LONE = "\ud800"  # a lone surrogate: JSON can say it, UTF-8 cannot encode it
 
 def _client(gateway: Gateway) -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=gateway, client=("127.0.0.1", 50000))
-    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
 
 
 def _chat(**fields: Any) -> dict[str, Any]:

@@ -64,7 +64,7 @@ async def test_a_wire_the_registry_finds_is_served_without_a_line_in_the_gateway
     monkeypatch.setattr(app, "frontends", lambda: Mounts({"/v1/echo": echo}, echo))
     lang = Lang.scripted(["heard you"])
     transport = httpx.ASGITransport(app=Gateway({"local": lang}), client=("127.0.0.1", 5000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         served = await client.post("/v1/echo", json={"model": "local", "say": "hello"})
         listed = await client.get("/v1/models")
         missing = await client.post("/v1/chat/completions", json={"model": "local"})

@@ -248,7 +248,11 @@ def test_a_chunked_upload_over_the_limit_is_a_413(base_url: str) -> None:
     GATEWAY.max_body_bytes = 1000
     try:
         parts = (b" " * 100 for _ in range(50))  # a generator: sent chunked, no length given
-        reply = httpx.post(base_url + "/v1/chat/completions", content=parts)
+        reply = httpx.post(
+            base_url + "/v1/chat/completions",
+            content=parts,
+            headers={"content-type": "application/json"},
+        )
     finally:
         GATEWAY.max_body_bytes = 8 * 1024 * 1024
     assert reply.status_code == 413

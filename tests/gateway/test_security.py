@@ -7,8 +7,10 @@ client's address), on asyncio and trio.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -23,7 +25,7 @@ UPSTREAM_KEY = "sk-upstream-0123456789abcdef"
 
 def _client(gateway: Gateway, address: str = "127.0.0.1") -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=gateway, client=(address, 50000))
-    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
 
 
 async def test_with_keys_a_request_without_one_is_a_401() -> None:
@@ -123,7 +125,11 @@ async def test_the_upstream_key_is_in_no_response_and_no_log_line(
     assert "127.0.0.1 POST /v1/chat/completions route=local status=502" in access[1]
     assert any(line.startswith("openai model=gpt-") for line in lines)
     assert all(UPSTREAM_KEY[3:] not in line for line in lines)
-    assert all("Incorrect API key" not in line for line in lines)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned[0] == (
+        "upstream failure from api.openai.com: AuthenticationError 401 "
+        "(Incorrect API key provided: [redacted])"
+    )
 
 
 @pytest.mark.parametrize(
@@ -139,7 +145,7 @@ async def test_the_upstream_key_is_in_no_response_and_no_log_line(
 async def test_what_is_not_a_request_is_refused(path: str, body: bytes, status: int) -> None:
     gateway = Gateway({"local": Lang.scripted([])})
     async with _client(gateway) as client:
-        reply = await client.post(path, content=body)
+        reply = await client.post(path, content=body, headers={"content-type": "application/json"})
     assert reply.status_code == status
     error: dict[str, Any] = reply.json()["error"]
     assert error["type"] in ("invalid_request_error",)
@@ -193,3 +199,175 @@ async def test_a_call_id_holding_the_mark_without_valid_state_is_a_400() -> None
         )
     assert reply.status_code == 400
     assert lang.requests == []
+
+
+def _echoing(status: int, message: str, **settings: Any) -> Lang:
+    def upstream(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json={"error": {"message": message}})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(upstream))
+    if "base_url" in settings:
+        return Lang.openai_compatible(model="m", max_retries=0, http_client=client, **settings)
+    return Lang.openai(api_key=UPSTREAM_KEY, max_retries=0, http_client=client)
+
+
+async def test_an_upstream_400_quoting_the_routes_key_is_forwarded_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    echo = f"key {UPSTREAM_KEY} (Bearer {UPSTREAM_KEY}) may not ask for that"
+    gateway = Gateway({"local": _echoing(400, echo)})
+    async with _client(gateway) as client:
+        whole = await client.post("/v1/chat/completions", json=HI)
+        streamed = await client.post("/v1/messages", json={**HI, "max_tokens": 5, "stream": True})
+    assert whole.status_code == 400
+    assert whole.json()["error"]["message"] == (
+        "the backend refused the request: key [redacted] (Bearer [redacted]) may not ask for that"
+    )
+    assert UPSTREAM_KEY not in streamed.text
+    assert "[redacted]" in streamed.json()["error"]["message"]
+
+
+async def test_a_base_urls_userinfo_and_query_are_never_forwarded(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    base = "https://alice:s3cr3t-pass@llm.example/v1"
+    echo = "bad request to https://alice:s3cr3t-pass@llm.example/v1?api_key=abcdef1234 by alice"
+    gateway = Gateway({"local": _echoing(400, echo, base_url=base)})
+    caplog.set_level(logging.DEBUG, logger="aiwrapper.gateway")
+    async with _client(gateway) as client:
+        reply = await client.post("/v1/chat/completions", json=HI)
+    message = reply.json()["error"]["message"]
+    assert message == (
+        "the backend refused the request: bad request to https://[redacted]@llm.example/v1 "
+        "by [redacted]"
+    )
+
+
+async def test_an_unreachable_upstream_is_logged_with_its_cause_and_host(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(refuse))
+    backend = Lang.openai(
+        api_key=UPSTREAM_KEY,
+        base_url="http://bob:hunter22@10.0.0.5:8001/v1",
+        max_retries=0,
+        http_client=client,
+    )
+    caplog.set_level(logging.INFO, logger="aiwrapper.gateway")
+    async with _client(Gateway({"local": backend})) as gateway_client:
+        reply = await gateway_client.post("/v1/chat/completions", json=HI)
+    assert reply.status_code == 502
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == [
+        "upstream failure from 10.0.0.5:8001: ConnectionError (Could not reach "
+        "http://[redacted]@10.0.0.5:8001/v1/chat/completions: [Errno 111] Connection refused)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/x%0Afake 127.0.0.1 POST /v1/ok status=200", "/v1/a%0D%1B[31mred%E2%80%A8"]
+)
+async def test_control_characters_in_the_path_are_escaped_in_the_access_log(
+    path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="aiwrapper.gateway")
+    async with _client(Gateway({"local": Lang.scripted([])})) as client:
+        reply = await client.get(path)
+    assert reply.status_code == 404
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "aiwrapper.gateway"]
+    for control in ("\n", "\r", "\x1b", "\u2028"):
+        assert control not in line
+    assert "\\x0a" in line or "\\x0d" in line
+    assert "\n" not in reply.json()["error"]["message"]
+
+
+async def test_a_non_ascii_key_matches_as_utf8_only() -> None:
+    gateway = Gateway({"local": Lang.scripted(["hi"])}, api_keys=["clé-ünïcode"])
+    async with _client(gateway) as client:
+        utf8 = await client.get("/v1/models", headers={"x-api-key": "clé-ünïcode".encode()})
+        latin1 = await client.get(
+            "/v1/models", headers={"x-api-key": "clé-ünïcode".encode("latin-1")}
+        )
+        bearer = await client.get(
+            "/v1/models", headers={"authorization": b"Bearer " + "clé-ünïcode".encode()}
+        )
+    assert (utf8.status_code, latin1.status_code, bearer.status_code) == (200, 401, 200)
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "header"),
+    [(float("inf"), "86400"), (10**400, "86400"), (1e300, "86400"), (2.1, "3"), (-5.0, "0")],
+    ids=["inf", "400-digits", "1e300", "2.1", "negative"],
+)
+async def test_a_huge_retry_after_is_a_capped_whole_number(
+    retry_after: float, header: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aiwrapper import RateLimitError
+
+    async def limited(*args: Any, **kwargs: Any) -> Any:
+        raise RateLimitError(
+            "slow down", provider="gemini", status_code=429, retry_after=retry_after
+        )
+
+    lang = Lang.scripted(["never"])
+    monkeypatch.setattr(lang, "chat", limited)
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post("/v1/chat/completions", json=HI)
+    assert reply.status_code == 429
+    assert reply.headers["retry-after"] == header
+
+
+async def test_a_nan_retry_after_sends_no_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiwrapper import RateLimitError
+
+    async def limited(*args: Any, **kwargs: Any) -> Any:
+        raise RateLimitError("slow", provider="gemini", status_code=429, retry_after=float("nan"))
+
+    lang = Lang.scripted(["never"])
+    monkeypatch.setattr(lang, "chat", limited)
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post("/v1/chat/completions", json=HI)
+    assert reply.status_code == 429
+    assert "retry-after" not in reply.headers
+
+
+async def test_a_json_body_nested_past_the_parsers_depth_is_a_400() -> None:
+    lang = Lang.scripted(["never"])
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post(
+            "/v1/chat/completions",
+            content=b"[" * 100_000,
+            headers={"content-type": "application/json"},
+        )
+    assert reply.status_code == 400
+    assert reply.json()["error"]["message"] == "the body is not valid JSON"
+
+
+async def test_a_body_that_trickles_past_the_body_timeout_is_a_408() -> None:
+    lang = Lang.scripted(["never"])
+    gateway = Gateway({"local": lang}, body_timeout=0.2)
+    stalled = anyio.Event()
+
+    async def slow() -> AsyncIterator[bytes]:
+        yield b'{"model": "local",'
+        await stalled.wait()  # never set: the rest never comes
+        yield b"}"
+
+    async with _client(gateway) as client:
+        reply = await client.post(
+            "/v1/chat/completions", content=slow(), headers={"content-type": "application/json"}
+        )
+    assert reply.status_code == 408
+    assert reply.json()["error"]["message"] == "the request body did not arrive within 0.2 s"
+    assert lang.requests == []
+
+
+@pytest.mark.parametrize(
+    "limits", [{"max_body_bytes": 0}, {"body_timeout": -1.0}, {"body_timeout": float("nan")}]
+)
+def test_a_limit_that_is_not_positive_is_a_config_error(limits: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match="must be a positive number"):
+        Gateway({}, **limits)

@@ -9,10 +9,14 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
+import pytest
 
 SERVE = [sys.executable, "-m", "aiwrapper", "serve"]
 
@@ -161,3 +165,161 @@ def _wait_until_down(base: str) -> None:
             return
         assert time.monotonic() < deadline, "the gateway did not begin to shut down"
         time.sleep(0.05)
+
+
+@contextmanager
+def _serving(*args: str, limit_files: int | None = None) -> Iterator[str]:
+    """The base URL of a ``serve`` process with ``args``, up and answering ``/healthz``."""
+    port = _free_port()
+
+    def limited() -> None:
+        import resource
+
+        if limit_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))
+
+    with tempfile.TemporaryFile("w+") as log:  # never a full pipe that would block the server
+        process = subprocess.Popen(
+            [*SERVE, "--port", str(port), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env=_environment(),
+            preexec_fn=limited,
+        )
+        try:
+            _wait_until_up(f"http://127.0.0.1:{port}")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=30)
+            finally:
+                process.kill()
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[str]:
+    """One ``serve`` process for the tests of options that need no other: offline routes."""
+    with _serving(
+        *("--route", "demo=offline:x", "--route", "canned=scripted:Hi there."),
+        *("--cors-origin", "https://app.example", "--max-header-bytes", "4096"),
+    ) as base:
+        yield base
+
+
+def test_offline_and_scripted_routes_serve_without_network(demo: str) -> None:
+    canned = httpx.post(
+        demo + "/v1/chat/completions",
+        json={"model": "canned", "messages": [{"role": "user", "content": "Hello"}]},
+    )
+    again = httpx.post(
+        demo + "/v1/messages",
+        json={
+            "model": "canned",
+            "max_tokens": 9,
+            "messages": [{"role": "user", "content": "?"}],
+        },
+    )
+    offline = httpx.post(
+        demo + "/v1/chat/completions",
+        json={"model": "demo", "messages": [{"role": "user", "content": "Hello"}]},
+    )
+    assert canned.json()["choices"][0]["message"]["content"] == "Hi there."
+    assert again.json()["content"] == [{"type": "text", "text": "Hi there."}]
+    assert "Hello" in offline.json()["choices"][0]["message"]["content"]
+
+
+def test_a_route_pointing_at_its_own_gateway_is_a_508_not_a_storm() -> None:
+    port = _free_port()
+    route = f"local=vllm:local@http://127.0.0.1:{port}/v1"
+    process = subprocess.Popen(
+        [*SERVE, "--port", str(port), "--route", route],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_environment(),
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base)
+        reply = httpx.post(
+            base + "/v1/chat/completions",
+            json={"model": "local", "messages": [{"role": "user", "content": "Hi"}]},
+            timeout=30,
+        )
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=30)
+    assert reply.status_code == 508
+    assert reply.json()["error"]["code"] == "loop_detected"
+    served = [line for line in errors.splitlines() if "POST /v1/chat/completions" in line]
+    assert len(served) <= 4  # the client's, the looped one (and the SDK's retries of it)
+    assert any("status=508" in line for line in served)
+
+
+def test_connections_trickling_headers_are_closed_after_the_header_timeout() -> None:
+    with _serving("--route", "x=offline:x", "--header-timeout", "1") as base:
+        port = int(base.rsplit(":", 1)[1])
+        sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+        try:
+            began = time.monotonic()
+            closed = _trickle(sockets, seconds=8)
+            assert closed == len(sockets)
+            assert time.monotonic() - began < 8
+            assert httpx.get(base + "/healthz").status_code == 200
+        finally:
+            for sock in sockets:
+                sock.close()
+
+
+def _trickle(sockets: list[socket.socket], *, seconds: float) -> int:
+    """Send each socket a request head a few bytes at a time; how many the server closed."""
+    for sock in sockets:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        sock.settimeout(0.01)
+    closed: set[int] = set()
+    deadline = time.monotonic() + seconds
+    while len(closed) < len(sockets) and time.monotonic() < deadline:
+        for index, sock in enumerate(sockets):
+            if index in closed:
+                continue
+            try:
+                sock.sendall(b"X-Slow: 1\r\n")
+                if sock.recv(1024) == b"":
+                    closed.add(index)
+            except TimeoutError:
+                pass
+            except OSError:
+                closed.add(index)
+        time.sleep(0.2)
+    return len(closed)
+
+
+def test_idle_connections_past_the_descriptor_limit_do_not_lock_clients_out() -> None:
+    with _serving("--route", "x=ollama:qwen3", limit_files=256) as base:
+        port = int(base.rsplit(":", 1)[1])
+        idle = []
+        try:
+            for _ in range(300):
+                idle.append(socket.create_connection(("127.0.0.1", port)))
+            reply = httpx.get(base + "/healthz", timeout=15)
+            assert reply.status_code == 200
+        finally:
+            for sock in idle:
+                sock.close()
+
+
+def test_a_request_head_past_the_limit_is_refused(demo: str) -> None:
+    small = httpx.get(demo + "/healthz", headers={"x-pad": "a" * 2000})
+    huge = httpx.get(demo + "/healthz", headers={"x-pad": "a" * 8000})
+    assert small.status_code == 200
+    assert huge.status_code == 400
+
+
+def test_a_cors_origin_given_to_serve_gets_preflight_answers(demo: str) -> None:
+    preflight = httpx.options(
+        demo + "/v1/chat/completions",
+        headers={"origin": "https://app.example", "access-control-request-method": "POST"},
+    )
+    assert preflight.status_code == 204
+    assert preflight.headers["access-control-allow-origin"] == "https://app.example"

@@ -27,7 +27,7 @@ STATE = ProviderState("gemini", {"thoughtSignature": "c2ln"})
 
 def _client(gateway: Gateway) -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=gateway, client=("127.0.0.1", 50000))
-    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
 
 
 def _unsigned(fields: dict[str, Any]) -> str:

@@ -26,7 +26,7 @@ async def _events(path: str, body: dict[str, Any]) -> list[tuple[str | None, str
     """``(event name, data)`` of each SSE event of the response."""
     gateway = Gateway({"m": Lang.scripted([TURN])})
     transport = httpx.ASGITransport(app=gateway)
-    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         reply = await client.post(path, json=body)
     assert reply.headers["content-type"].startswith("text/event-stream")
     events = []

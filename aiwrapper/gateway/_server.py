@@ -1,0 +1,157 @@
+"""uvicorn set up for the open internet: ``ServerLimits`` and ``uvicorn_config``.
+
+uvicorn by itself waits forever for a request's head (a client trickling header bytes holds
+its connection open for good) and accepts connections until the process runs out of file
+descriptors, after which nobody gets in. ``serve`` runs it with its h11 protocol extended by
+two limits: a request head must arrive whole within ``header_timeout`` seconds, and at most
+``max_connections`` connections stay open: a new one past that closes the connection that
+has waited longest for a request head (idle or trickling), or itself when every connection
+is busy with a request. The rest are uvicorn's own settings: the keep-alive timeout and the
+size of a request head (``h11_max_incomplete_event_size``). Bodies are the app's business
+(``Gateway(max_body_bytes=, body_timeout=)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._errors import ConfigError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["ServerLimits", "default_capacity", "uvicorn_config"]
+
+_MAX_CONNECTIONS = 1000
+_MAX_BACKLOG = 128
+_SPARE_DESCRIPTORS = 64  # for the process itself: logs, the listening socket, imports
+
+
+def default_capacity() -> tuple[int, int]:
+    """The connection cap and listen backlog the file-descriptor limit can hold.
+
+    asyncio accepts up to ``backlog`` connections at once before any is looked at, and each
+    connection serving a request holds an upstream one: the cap leaves room for both. Out of
+    descriptors, asyncio would log a traceback per failed accept and nobody would get in.
+    """
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to respect
+        return _MAX_CONNECTIONS, _MAX_BACKLOG
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return _MAX_CONNECTIONS, _MAX_BACKLOG
+    backlog = max(8, min(_MAX_BACKLOG, soft // 8))
+    return max(1, min(_MAX_CONNECTIONS, (soft - _SPARE_DESCRIPTORS - backlog) // 2)), backlog
+
+
+@dataclass(slots=True, frozen=True)
+class ServerLimits:
+    """How long and how much ``serve``'s uvicorn waits for and holds.
+
+    Attributes:
+        header_timeout: Seconds a request's head (request line and headers) may take.
+        keep_alive_timeout: Seconds an idle keep-alive connection stays open.
+        max_connections: Open connections at most (None: from the file-descriptor limit).
+        max_header_bytes: The largest request head accepted.
+    """
+
+    header_timeout: float = 10.0
+    keep_alive_timeout: int = 5
+    max_connections: int | None = None
+    max_header_bytes: int = 16 * 1024
+
+    def __post_init__(self) -> None:
+        numbers = {
+            "header_timeout": self.header_timeout,
+            "keep_alive_timeout": self.keep_alive_timeout,
+            "max_connections": 1 if self.max_connections is None else self.max_connections,
+            "max_header_bytes": self.max_header_bytes,
+        }
+        for name, value in numbers.items():
+            if isinstance(value, bool) or not value > 0:
+                raise ConfigError(f"{name} must be a positive number, not {value!r}")
+
+
+def uvicorn_config(app: Any, *, host: str, port: int, limits: ServerLimits) -> uvicorn.Config:
+    """The uvicorn configuration ``serve`` runs ``app`` with."""
+    import uvicorn
+
+    cap, backlog = default_capacity()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=_guarded_h11(limits, limits.max_connections or cap),
+        backlog=backlog,
+        ws="none",  # the gateway speaks no WebSocket
+        lifespan="on",
+        access_log=False,  # the gateway writes its own lines, without keys or bodies
+        server_header=False,
+        timeout_keep_alive=limits.keep_alive_timeout,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        timeout_graceful_shutdown=10,  # how long in-flight streams may go on after a signal
+    )
+
+
+def _guarded_h11(limits: ServerLimits, max_connections: int) -> type[asyncio.Protocol]:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    most = limits.max_header_bytes
+
+    class GuardedH11(H11Protocol):
+        """uvicorn's h11 protocol, with a deadline and a size limit for request heads and a
+        connection cap (h11 checks the size only of a head that arrives in pieces)."""
+
+        arrived = 0.0
+        head_timer: asyncio.TimerHandle | None = None
+        head = b""  # the request head so far, while it is awaited
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.arrived = self.loop.time()
+            self.expect_head()
+            live = [c for c in self.connections if not c.transport.is_closing()]
+            if len(live) > max_connections:
+                waiting = [c for c in live if isinstance(c, GuardedH11) and c.head_timer]
+                oldest = min(waiting, key=lambda c: c.arrived, default=self)
+                oldest.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self.head_timer is not None and not self.head_fits(data):
+                self.head_arrived()
+                self.send_400_response("Request head too large")
+                return
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:  # the head is in: the app has it
+                self.head_arrived()
+
+        def head_fits(self, data: bytes) -> bool:
+            self.head = (self.head + data)[: most + 4]
+            end = self.head.find(b"\r\n\r\n")
+            return (end if end >= 0 else len(self.head)) <= most
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            # A pipelined request's head may be in already (h11 went on to it).
+            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self.expect_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.head_arrived()
+            super().connection_lost(exc)
+
+        def expect_head(self) -> None:
+            self.head_arrived()
+            self.head_timer = self.loop.call_later(limits.header_timeout, self.transport.close)
+
+        def head_arrived(self) -> None:
+            self.head = b""
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+                self.head_timer = None
+
+    return GuardedH11
