@@ -28,6 +28,7 @@ from ._modelfacts import ModelFacts
 from ._options import LangOptions
 from ._result import FunctionCall, LangResult
 from ._structured import OutputPlan
+from ._telemetry_run import RunTelemetry
 from ._tools import Tool
 from ._tools.sources import Toolset, ToolSource
 from ._watch import Watchers
@@ -74,6 +75,8 @@ class Run:
         # freed at once (a tool loop's whole conversation, on every run).
         self._notify = _notifier(self.watch)
         self.executor = CallExecutor(tools, options, result, self._notify)
+        # Telemetry: None unless spans and metrics are recorded; the one value hot paths check.
+        self.telemetry = self.executor.telemetry = RunTelemetry.of(options, model, model_id)
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
         _add_system_prompt(result.messages, options.system_prompt)
@@ -84,6 +87,12 @@ class Run:
         Whatever ends the run early (an error, a limit, cancellation) leaves the result
         continuable, and an ``AIWrapperError`` carries it as ``.result``.
         """
+        if self.telemetry is None:
+            return await self._run()
+        with self.telemetry.run(self.result):  # telemetry: the run's span around it all
+            return await self._run()
+
+    async def _run(self) -> LangResult:
         try:
             if not self.sources:
                 return await self._run_within_timeout()
@@ -178,7 +187,11 @@ class Run:
         # With early start, calls whose arguments just completed may start after each batch.
         sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
-        await self.model.send(request, sink)
+        telemetry = self.telemetry
+        if telemetry is None:
+            await self.model.send(request, sink)
+        else:  # telemetry: the request is sent in its own span
+            await telemetry.send(self.model.send, request, sink, assembler)
         message = assembler.finish()
         self._publish(assembler)
         result._stream_turn(None)

@@ -84,6 +84,8 @@ class LangOptions:
             (default 1; they count toward ``max_iterations``).
         limits: Size caps (``SizeLimits``): the longest stream frame, the largest response
             body, how much of an error body is kept, the longest tool result sent to the model.
+        telemetry: Record OpenTelemetry spans and metrics when ``opentelemetry-api`` is
+            installed (default True); False records nothing for this ``Lang`` or call.
     """
 
     on_result: ResultCallback | None = None
@@ -117,6 +119,7 @@ class LangOptions:
     output_type: Any = None
     output_retries: int | None = None
     limits: SizeLimits | None = None
+    telemetry: bool | None = None
 
 
 DEFAULTS = LangOptions(
@@ -127,6 +130,7 @@ DEFAULTS = LangOptions(
     tool_errors="return",
     stream=True,
     auto_execute=True,
+    telemetry=True,
 )
 
 OptionsLike = Union[LangOptions, Mapping[str, Any], None]
@@ -299,6 +303,7 @@ def _native_tools_problem(name: str, native: object) -> str | None:
 _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "limits": _limits_problem,
     "early_start": _flag_problem,
+    "telemetry": _flag_problem,
     "tool_errors": _tool_errors_problem,
     "max_iterations": _count_problem,
     "max_tool_calls": _count_problem,

@@ -23,6 +23,7 @@ import anyio
 from .._callstate import unpack_calls
 from .._errors import ConfigError
 from .._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
+from .._telemetry import server_span
 from ..providers._registry import frontends
 from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from ._upstream import as_gateway_error
@@ -78,7 +79,8 @@ class Gateway:
             exchange = Exchange(scope, receive, send)
             began = time.perf_counter()
             try:
-                await self._handle(exchange)
+                with server_span(exchange):  # telemetry: continues the client's traceparent
+                    await self._handle(exchange)
             finally:
                 _log(exchange, time.perf_counter() - began)
 

@@ -20,6 +20,7 @@ from .._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from .._http import HttpSettings, HttpTransport
 from .._httpcall import HttpCall
 from .._sizelimits import SizeLimits
+from ._genai_names import genai_name
 
 __all__ = ["HttpModel"]
 
@@ -47,6 +48,7 @@ class HttpModel:
         if provider.framing not in ("sse", "ndjson"):
             raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
         self.name = provider.name
+        self.genai_name = genai_name(provider.name)  # telemetry: gen_ai.provider.name
         self.output_support = output_support(provider)
         self.model = model
         self.provider = provider
