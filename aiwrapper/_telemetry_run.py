@@ -133,9 +133,8 @@ class RunTelemetry:
         span.set_attribute("gen_ai.response.finish_reasons", [reason])
         if turn.model:
             span.set_attribute("gen_ai.response.model", turn.model)
-        response_id = getattr(turn, "response_id", None)
-        if response_id:
-            span.set_attribute("gen_ai.response.id", response_id)
+        if turn.response_id:
+            span.set_attribute("gen_ai.response.id", turn.response_id)
         span.set_attribute("gen_ai.usage.input_tokens", turn.usage.input_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", turn.usage.output_tokens)
         if self.capture:
