@@ -176,7 +176,11 @@ def server_span(exchange: Any) -> Iterator[None]:
         method,
         context=api.propagate.extract(carrier),
         kind=api.trace.SpanKind.SERVER,
-        attributes={"http.request.method": method, "url.path": path, "url.scheme": "http"},
+        attributes={
+            "http.request.method": method,
+            "url.path": path,
+            "url.scheme": scope.get("scheme", "http"),
+        },
     )
     token = api.context.attach(api.trace.set_span_in_context(span))
     try:
