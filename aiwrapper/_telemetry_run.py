@@ -79,16 +79,20 @@ class RunTelemetry:
             "gen_ai.request.model": self.model,
         }
         span = api.tracer.start_span("invoke_agent", attributes=attributes)
+        # Not recorded (no SDK, or sampled out): no context to make current, no further span.
         self.spans = span.is_recording()
-        self.context = api.trace.set_span_in_context(span)
-        token = api.context.attach(self.context)
+        token = None
+        if self.spans:
+            self.context = api.trace.set_span_in_context(span)
+            token = api.context.attach(self.context)
         try:
             yield
         except BaseException as exc:
             fail(api, span, exc)
             raise
         finally:
-            api.context.detach(token)
+            if token is not None:
+                api.context.detach(token)
             usage = result.usage
             span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
             span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
@@ -100,8 +104,10 @@ class RunTelemetry:
         """Send one model request in its ``chat {model}`` span, and record its metrics."""
         api, started = self.api, time.perf_counter()
         held = RequestSpan(self._request_span(request) if self.spans else None)
-        token = api.context.attach(api.trace.set_span_in_context(held.span)) if held.span else None
-        mark = REQUEST.set(held if held.span else None)
+        token = mark = None
+        if held.span is not None:
+            token = api.context.attach(api.trace.set_span_in_context(held.span))
+            mark = REQUEST.set(held)
         failure = None
         try:
             await send(request, sink)
@@ -111,8 +117,8 @@ class RunTelemetry:
                 fail(api, held.span, exc, failure)
             raise
         finally:
-            REQUEST.reset(mark)
-            if token is not None:
+            if mark is not None and token is not None:
+                REQUEST.reset(mark)
                 api.context.detach(token)
             self._measure(held, request, turn, failure, time.perf_counter() - started)
             if held.span is not None:

@@ -131,3 +131,15 @@ def test_the_global_provider_records_content_only_when_the_variable_says_true(
     captured = setting is not None and setting.lower() == "true"
     for name, keys in CONTENT_KEYS.items():
         assert set(keys) <= set(recorded[name]) if captured else not set(keys) & set(recorded[name])
+
+
+def test_the_readmes_setup_is_the_example_that_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Observability", 1)[1]
+    snippet = section.split("```py\n", 1)[1].split("```", 1)[0]
+    example = (ROOT / "examples" / "telemetry.py").read_text(encoding="utf-8")
+    assert example.endswith(snippet)  # after the example's docstring
+    out = run_python(example)
+    assert out.endswith("Here is what the tools returned (offline model):\n- roll_dice: 4")
+    names = [line.split('"')[3] for line in out.splitlines() if line.startswith('    "name"')]
+    assert names == ["chat offline", "execute_tool roll_dice", "chat offline", "invoke_agent"]
