@@ -2,15 +2,16 @@
 
 Usage: ``python benchmarks/telemetry.py [--rounds N] [--loops N]``. The tool-loop row's run
 (prompt -> 4 parallel calls -> results -> answer, over HTTP to the local benchmark server) is
-timed in CPU time, ``telemetry=True`` and ``telemetry=False`` in alternation, in three setups:
+timed in CPU time, ``telemetry=True`` and ``telemetry=False`` in alternating pairs (so a
+shared machine's changing load hits both alike), and compared by their medians, in two setups:
 
 - ``api``: the API installed and no SDK configured (the global providers are no-ops): the
   case every user of the extra who exports nothing pays, and which must stay within 3 %;
 - ``sdk``: the SDK with a span processor exporting to memory and a metric reader, the cost
-  of actually recording (5 spans and 3 histogram points per run).
+  of actually recording (7 spans and 6 histogram records per run).
 
-Each round keeps each side's best of ``--repeats``; the table shows the ratio's range over
-the rounds, since the machine may be shared and a single round can mislead.
+Each round prints the ratio of medians; their range over the rounds is shown, since a single
+round on a shared machine can mislead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import asyncio
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiwrapper
@@ -26,7 +28,7 @@ sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiw
 import httpx  # noqa: E402
 import subjects  # noqa: E402
 import wire  # noqa: E402
-from harness import ServerProcess, best_seconds  # noqa: E402
+from harness import ServerProcess  # noqa: E402
 
 from aiwrapper import _telemetry  # noqa: E402
 
@@ -47,7 +49,7 @@ def _use_sdk() -> object:
 
 
 async def _rounds(server: ServerProcess, setup: str, args: argparse.Namespace) -> list[float]:
-    """Per round: CPU seconds per run with telemetry on over those with it off."""
+    """Per round: the median CPU time of a run with telemetry on over one with it off."""
     exporter = _use_sdk() if setup == "sdk" else None
     root = server.url("loop")
     want = wire.openai_loop_answer().expected
@@ -55,19 +57,24 @@ async def _rounds(server: ServerProcess, setup: str, args: argparse.Namespace) -
     async with httpx.AsyncClient() as client:
         lang = subjects.lang_for("openai", root, client)
 
-        async def on() -> None:
-            result = await lang.ask("go", functions=subjects.LOOP_ASYNC_TOOLS)
+        async def timed(telemetry: bool) -> float:
+            start = time.process_time()  # CPU of every thread here, as harness.py times
+            result = await lang.ask("go", functions=subjects.LOOP_ASYNC_TOOLS, telemetry=telemetry)
+            seconds = time.process_time() - start
             assert result.answer == want
+            return seconds
 
-        async def off() -> None:
-            result = await lang.ask("go", functions=subjects.LOOP_ASYNC_TOOLS, telemetry=False)
-            assert result.answer == want
-
+        for _ in range(args.loops // 10):  # warm-up, both sides
+            await timed(True), await timed(False)
         for _ in range(args.rounds):
-            timing = {"repeats": args.repeats, "times": args.loops}
-            seconds = await best_seconds(on, off, **timing)
-            ratios.append(seconds[0] / seconds[1])
-            extra.append((seconds[0] - seconds[1]) / args.loops * 1e6)
+            on, off = [], []
+            for i in range(args.loops):  # in pairs, the order swapped at each pair
+                first = i % 2 == 0
+                a, b = await timed(first), await timed(not first)
+                on.append(a if first else b)
+                off.append(b if first else a)
+            ratios.append(statistics.median(on) / statistics.median(off))
+            extra.append((statistics.median(on) - statistics.median(off)) * 1e6)
             if exporter is not None:
                 exporter.clear()  # type: ignore[attr-defined]
     _telemetry._loaded.clear()
@@ -79,7 +86,6 @@ async def _rounds(server: ServerProcess, setup: str, args: argparse.Namespace) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--loops", type=int, default=100)
     parser.add_argument("--setups", nargs="+", default=["api", "sdk"], choices=["api", "sdk"])
     args = parser.parse_args()
