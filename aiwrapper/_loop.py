@@ -190,9 +190,9 @@ class Run:
         telemetry = self.telemetry
         if telemetry is None:
             await self.model.send(request, sink)
-        else:  # telemetry: the request is sent in its own span
-            await telemetry.send(self.model.send, request, sink, assembler)
-        message = assembler.finish()
+            message = assembler.finish()
+        else:  # telemetry: the request is sent, and its turn finished, in its own span
+            message = await telemetry.send(self.model.send, request, sink, assembler)
         self._publish(assembler)
         result._stream_turn(None)
         result.messages.append(message)

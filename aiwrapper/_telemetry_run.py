@@ -31,6 +31,7 @@ from ._telemetry_attrs import (
 if TYPE_CHECKING:
     from ._assembler import Assembler
     from ._contract import EventSink, Model, ProviderRequest
+    from ._messages import LangMessage
     from ._options import LangOptions
     from ._result import FunctionCall, LangResult
     from ._tools import Tool
@@ -100,8 +101,9 @@ class RunTelemetry:
 
     async def send(
         self, send: _Send, request: ProviderRequest, sink: EventSink, turn: Assembler
-    ) -> None:
-        """Send one model request in its ``chat {model}`` span, and record its metrics."""
+    ) -> LangMessage:
+        """Send one model request and finish its turn in a ``chat {model}`` span; record its
+        metrics. Returns the turn's message (``turn.finish()``, called here once)."""
         api, started = self.api, time.perf_counter()
         held = RequestSpan(self._request_span(request) if self.spans else None)
         token = mark = None
@@ -111,6 +113,7 @@ class RunTelemetry:
         failure = None
         try:
             await send(request, sink)
+            message = turn.finish()
         except BaseException as exc:
             failure = error_type(exc)
             if held.span is not None:
@@ -123,8 +126,9 @@ class RunTelemetry:
             self._measure(held, request, turn, failure, time.perf_counter() - started)
             if held.span is not None:
                 if failure is None:
-                    self._answered(held.span, turn)
+                    self._answered(held.span, turn, message)
                 held.span.end()
+        return message
 
     def _request_span(self, request: ProviderRequest) -> Any:
         attributes = request_attributes(self.provider, request)
@@ -133,8 +137,7 @@ class RunTelemetry:
         kind = self.api.trace.SpanKind.CLIENT
         return self.api.tracer.start_span(f"chat {request.model}", kind=kind, attributes=attributes)
 
-    def _answered(self, span: Any, turn: Assembler) -> None:
-        message = turn.finish()  # settles the finish reason; the loop's own call is a no-op
+    def _answered(self, span: Any, turn: Assembler, message: LangMessage) -> None:
         reason = turn.raw_finish_reason or turn.finish_reason or "stop"
         span.set_attribute("gen_ai.response.finish_reasons", [reason])
         if turn.model:

@@ -294,3 +294,36 @@ async def test_the_server_is_named_by_host_and_port_and_no_key_reaches_a_span(
     assert "Hi" in recorded_text  # content was captured ...
     assert secret not in recorded_text  # ... and still no key or header
     assert "team-secret" not in recorded_text
+
+
+async def test_a_recorded_turn_cut_at_the_token_limit_still_says_so_to_the_model(
+    recorded: Recorded,
+) -> None:
+    cut = {
+        "id": "chatcmpl-L1",
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_cut",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city": "Os'},
+                        }
+                    ],
+                },
+                "finish_reason": "length",
+            }
+        ],
+    }
+    async with replying([cut, OPENAI_BODIES[1]], []) as client:
+        lang = Lang.openai("gpt-4o", api_key="k", http_client=client)
+        result = await lang.ask("Weather?", functions=[get_weather], stream=False)
+    (answer,) = [m for m in result.messages if m.role == "tool"]
+    assert "Your output reached the token limit" in answer.content
+    first = recorded.named("chat gpt-4o")[0]
+    assert first.attributes["gen_ai.response.finish_reasons"] == ("length",)
