@@ -26,6 +26,7 @@ __all__ = [
     "Otel",
     "RequestSpan",
     "error_type",
+    "fail",
     "on_retry",
     "on_send",
     "otel",

@@ -306,3 +306,22 @@ async def test_content_is_recorded_only_when_asked(
             {"type": "tool_call_response", "id": "c1", "response": '{"city":"Rome","temp":4}'}
         ],
     }
+
+
+def test_a_blocking_call_nests_under_the_callers_span_too(recorded: Recorded) -> None:
+    tracer = recorded.tracer_provider.get_tracer("test")
+    lang = script()
+    try:
+        with tracer.start_as_current_span("handler"):
+            result = lang.ask_sync("Weather?", functions=[get_weather])
+            events = list(Lang.scripted(["Hi"]).stream_sync("Hi"))
+    finally:
+        lang.close()
+    assert result.answer == "Sunny in both."
+    assert events
+    runs = recorded.named("invoke_agent")
+    assert [parent for name, parent in recorded.tree() if name == "invoke_agent"] == [
+        "handler",
+        "handler",
+    ]
+    assert len(runs) == 2
