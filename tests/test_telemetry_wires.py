@@ -4,6 +4,7 @@ the server, ``traceparent`` upstream, and no key in any span."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -327,3 +328,29 @@ async def test_a_recorded_turn_cut_at_the_token_limit_still_says_so_to_the_model
     assert "Your output reached the token limit" in answer.content
     first = recorded.named("chat gpt-4o")[0]
     assert first.attributes["gen_ai.response.finish_reasons"] == ("length",)
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "openai_responses"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "stream", "response_id"),
+    [
+        ("text.sse", True, "resp_68f3a1d0aa"),
+        ("reasoning_calls.json", False, "resp_68f3a1c2e4b0819a"),
+    ],
+)
+async def test_the_responses_api_names_its_response(
+    recorded: Recorded, fixture: str, stream: bool, response_id: str
+) -> None:
+    kind = "text/event-stream" if stream else "application/json"
+    answer = httpx.Response(
+        200, content=(FIXTURES / fixture).read_bytes(), headers={"content-type": kind}
+    )
+    async with replying([answer], []) as client:
+        lang = Lang.openai("o3", api="responses", api_key="k", http_client=client)
+        await lang.ask("Weather?", functions=[get_weather], stream=stream, auto_execute=False)
+    (chat,) = recorded.named("chat o3")
+    assert chat.attributes["gen_ai.provider.name"] == "openai"
+    assert chat.attributes["gen_ai.response.id"] == response_id
+    assert chat.attributes["gen_ai.response.model"] == "o3-2025-04-16"
