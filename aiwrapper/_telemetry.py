@@ -119,7 +119,8 @@ def fail(api: Otel, span: Any, exc: BaseException, kind: str | None = None) -> N
 
 @dataclass(slots=True)
 class RequestSpan:
-    """The span of the model request being sent, and the server the transport sent it to."""
+    """The span of the model request being sent (None when the run is not recorded), and the
+    server the transport sent it to."""
 
     span: Any
     address: str | None = None
@@ -130,28 +131,32 @@ REQUEST: ContextVar[RequestSpan | None] = ContextVar("aiwrapper_request_span", d
 
 
 def on_send(url: str, headers: MutableMapping[str, str]) -> None:
-    """Label the request being sent with its server; put its context into ``headers``."""
+    """Note the server of the request being sent; label its span and put its context into
+    ``headers`` (as ``traceparent``) when it has one."""
     current = REQUEST.get()
     if current is None:  # no telemetry for this request
         return
-    api = otel()
-    assert api is not None  # a span was made with it
     try:
         parts = urlsplit(url)
         current.address, port = parts.hostname, parts.port
     except ValueError:  # a port that is not a number: the request fails on its own
         return
     current.port = port or (443 if parts.scheme == "https" else 80)
+    span = current.span
+    if span is None:  # the run is not recorded: the server is for the metrics
+        return
     if current.address:
-        current.span.set_attribute("server.address", current.address)
-        current.span.set_attribute("server.port", current.port)
+        span.set_attribute("server.address", current.address)
+        span.set_attribute("server.port", current.port)
+    api = otel()
+    assert api is not None  # the span was made with it
     api.propagate.inject(headers)
 
 
 def on_retry(attempt: int, reason: str, delay: float) -> None:
     """Note a retry on the request's span: what failed, and how long until the next try."""
     current = REQUEST.get()
-    if current is not None:
+    if current is not None and current.span is not None:
         attributes = {"http.request.resend_count": attempt, "error.type": reason}
         current.span.add_event("aiwrapper.retry", {**attributes, "aiwrapper.retry.delay": delay})
 

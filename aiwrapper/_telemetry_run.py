@@ -106,10 +106,10 @@ class RunTelemetry:
         metrics. Returns the turn's message (``turn.finish()``, called here once)."""
         api, started = self.api, time.perf_counter()
         held = RequestSpan(self._request_span(request) if self.spans else None)
-        token = mark = None
+        token = None
         if held.span is not None:
             token = api.context.attach(api.trace.set_span_in_context(held.span))
-            mark = REQUEST.set(held)
+        mark = REQUEST.set(held)  # the transport notes the server here, for the metrics too
         failure = None
         try:
             await send(request, sink)
@@ -120,8 +120,8 @@ class RunTelemetry:
                 fail(api, held.span, exc, failure)
             raise
         finally:
-            if mark is not None and token is not None:
-                REQUEST.reset(mark)
+            REQUEST.reset(mark)
+            if token is not None:
                 api.context.detach(token)
             self._measure(held, request, turn, failure, time.perf_counter() - started)
             if held.span is not None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import StatusCode
 
 from aiwrapper import BadRequestError, Lang
@@ -354,3 +356,22 @@ async def test_the_responses_api_names_its_response(
     assert chat.attributes["gen_ai.provider.name"] == "openai"
     assert chat.attributes["gen_ai.response.id"] == response_id
     assert chat.attributes["gen_ai.response.model"] == "o3-2025-04-16"
+
+
+async def test_metrics_alone_still_name_the_server(recorded: Recorded) -> None:
+    from aiwrapper import _telemetry
+
+    meter_provider = MeterProvider(metric_readers=[reader := InMemoryMetricReader()])
+    _telemetry.use_providers(None, meter_provider)  # no tracing SDK: the spans are no-ops
+    seen: list[httpx.Request] = []
+    async with replying([OPENAI_BODIES[1]], seen) as client:
+        lang = Lang.openai("gpt-4o", api_key="k", http_client=client)
+        await lang.ask("Hi", stream=False)
+    metrics = Recorded(recorded.exporter, reader, recorded.tracer_provider)
+    ((timed, _, _),) = metrics.points("gen_ai.client.operation.duration")
+    assert timed["server.address"] == "api.openai.com"
+    assert timed["server.port"] == 443
+    assert timed["gen_ai.response.model"] == "gpt-4o-2024-08-06"
+    assert recorded.spans() == []
+    assert "traceparent" not in seen[0].headers
+    meter_provider.shutdown()
