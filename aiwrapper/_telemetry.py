@@ -18,6 +18,7 @@ from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -136,12 +137,7 @@ def on_send(url: str, headers: MutableMapping[str, str]) -> None:
     current = REQUEST.get()
     if current is None:  # no telemetry for this request
         return
-    try:
-        parts = urlsplit(url)
-        current.address, port = parts.hostname, parts.port
-    except ValueError:  # a port that is not a number: the request fails on its own
-        return
-    current.port = port or (443 if parts.scheme == "https" else 80)
+    current.address, current.port = _server(url)
     span = current.span
     if span is None:  # the run is not recorded: the server is for the metrics
         return
@@ -151,6 +147,17 @@ def on_send(url: str, headers: MutableMapping[str, str]) -> None:
     api = otel()
     assert api is not None  # the span was made with it
     api.propagate.inject(headers)
+
+
+@lru_cache(maxsize=64)  # a model's requests go to one URL: parsed once
+def _server(url: str) -> tuple[str | None, int | None]:
+    """The host and port of ``url``: never its path or query, where some services put keys."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port that is not a number: the request fails on its own
+        return None, None
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
 def on_retry(attempt: int, reason: str, delay: float) -> None:
