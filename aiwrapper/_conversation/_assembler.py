@@ -67,6 +67,7 @@ class Assembler:
     started: list[FunctionCall] = field(default_factory=list)
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
     model: str | None = None  # the model the provider says answered
+    response_id: str | None = None  # the provider's id of the response (telemetry)
     _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
     _ids: set[str] = field(default_factory=set)  # the ids of ``started``, no two the same
     # Open calls (live mode): each call with the parser of its arguments.
@@ -114,7 +115,7 @@ class Assembler:
         self.finish_reason, self.raw_finish_reason = event.reason, event.raw
 
     def _set_model(self, event: ModelEvent) -> None:
-        self.model = event.model
+        self.model, self.response_id = event.model, event.response_id
 
     @property
     def answer(self) -> str:

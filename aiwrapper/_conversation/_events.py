@@ -125,9 +125,14 @@ class UsageEvent:
 
 @dataclass(slots=True)
 class ModelEvent:
-    """The model the provider says is answering (a dated version of the one asked, say)."""
+    """The model the provider says is answering (a dated version of the one asked, say).
+
+    ``response_id`` is the provider's id of the response, for telemetry; a label, not part of
+    what the model said, so events compare equal without it.
+    """
 
     model: str
+    response_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -27,6 +27,9 @@ from ._cancellation import cancelled_from_outside, is_cancellation
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
 from ._toollog import log_tool_call, log_tool_exception
+
+if TYPE_CHECKING:
+    from ._telemetry_run import RunTelemetry
 
 __all__ = ["CallExecutor", "ToolOutcome"]
 
@@ -84,6 +87,7 @@ class CallExecutor:
         self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
         self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
+        self.telemetry: RunTelemetry | None = None  # set by the run when it records
 
     @property
     def calls_exhausted(self) -> bool:
@@ -246,7 +250,12 @@ class CallExecutor:
         started = time.monotonic()
         try:
             try:
-                outcome = await self._execute(call, repeated)
+                if self.telemetry is None:
+                    outcome = await self._execute(call, repeated)
+                else:  # telemetry: the call runs in its execute_tool span's context
+                    running = self._execute(call, repeated)
+                    tool = self.tools.get(call.name)
+                    outcome = await self.telemetry.tool(call, tool, running)
             except _CallbackError:
                 raise
             except BaseException as exc:  # the handling is a plain call: no frame to await

@@ -30,6 +30,7 @@ from ._early import EarlyStart, early_start
 from ._execution import CallExecutor
 from ._options import LangOptions
 from ._structured import OutputPlan
+from ._telemetry_run import RunTelemetry
 from ._watch import Watchers
 
 __all__ = ["Run"]
@@ -74,6 +75,8 @@ class Run:
         # freed at once (a tool loop's whole conversation, on every run).
         self._notify = _notifier(self.watch)
         self.executor = CallExecutor(tools, options, result, self._notify)
+        # Telemetry: None unless spans and metrics are recorded; the one value hot paths check.
+        self.telemetry = self.executor.telemetry = RunTelemetry.of(options, model, model_id)
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
         _add_system_prompt(result.messages, options.system_prompt)
@@ -84,6 +87,12 @@ class Run:
         Whatever ends the run early (an error, a limit, cancellation) leaves the result
         continuable, and an ``AIWrapperError`` carries it as ``.result``.
         """
+        if self.telemetry is None:
+            return await self._run()
+        with self.telemetry.run(self.result):  # telemetry: the run's span around it all
+            return await self._run()
+
+    async def _run(self) -> LangResult:
         try:
             return await self._run_within_timeout()
         except BaseException as exc:
@@ -182,8 +191,12 @@ class Run:
         # With early start, calls whose arguments just completed may start after each batch.
         sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
-        await self.model.send(request, sink)
-        message = assembler.finish()
+        telemetry = self.telemetry
+        if telemetry is None:
+            await self.model.send(request, sink)
+            message = assembler.finish()
+        else:  # telemetry: the request is sent, and its turn finished, in its own span
+            message = await telemetry.send(self.model.send, request, sink, assembler)
         self._publish(assembler)
         result._stream_turn(None)
         result.messages.append(message)

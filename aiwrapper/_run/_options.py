@@ -93,6 +93,8 @@ class LangOptions:
             (default 1; they count toward ``max_iterations``).
         limits: Size caps (``SizeLimits``): the longest stream frame, the largest response
             body, how much of an error body is kept, the longest tool result sent to the model.
+        telemetry: Record OpenTelemetry spans and metrics when ``opentelemetry-api`` is
+            installed (default True); False records nothing for this ``Lang`` or call.
     """
 
     on_result: ResultCallback | None = None
@@ -132,6 +134,7 @@ class LangOptions:
     output_type: Any = None
     output_retries: int | None = None
     limits: SizeLimits | None = None
+    telemetry: bool | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> LangOptions:
         # Before the generated __init__, whose own TypeError names the stray keyword but
@@ -161,6 +164,7 @@ DEFAULTS = LangOptions(
     tool_errors="return",
     stream=True,
     auto_execute=True,
+    telemetry=True,
 )
 
 _DEFAULT_VALUES = {name: getattr(DEFAULTS, name) for name in _NAMES}
@@ -391,6 +395,7 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     **_TYPE_CHECKS,
     "limits": _limits_problem,
     "early_start": _flag_problem,
+    "telemetry": _flag_problem,
     "tool_errors": _tool_errors_problem,
     "max_iterations": _count_problem,
     "max_tool_calls": _count_problem,

@@ -66,6 +66,7 @@ class CallOverrides(TypedDict, total=False):
     extra_headers: Mapping[str, str] | None
     output_retries: int | None
     limits: SizeLimits | None
+    telemetry: bool | None
 
 
 class LangOptionsDict(CallOverrides, total=False):

@@ -42,6 +42,7 @@ from ._outgoing import RequestBuilder
 from ._outgoing import where as _where
 from ._settings import HttpSettings, check_http_settings
 from ._sizelimits import SizeLimits
+from ._telemetry import on_retry, on_send
 
 __all__ = ["HttpSettings", "HttpTransport", "OnError", "retry_delay"]
 
@@ -233,6 +234,7 @@ class HttpTransport:
         """Send ``call`` until a 2xx response head arrives; return it unread."""
         client = self._client(call.url)
         request = self._requests.build(client, call)
+        on_send(call.url, request.headers)  # telemetry: the server, and traceparent upstream
         attempt = 0
         resent = False
         while True:
@@ -244,6 +246,7 @@ class HttpTransport:
                 if not resent and isinstance(exc, _DROPPED):
                     resent = True
                     log_attempt(call, started, failure, decision="resent at once")
+                    on_retry(attempt + 1, failure, 0.0)  # telemetry: resend number 1 + attempt
                     continue
                 if attempt >= self.max_retries or not isinstance(exc, _RETRY_EXCEPTIONS):
                     log_attempt(call, started, failure, decision="giving up")
@@ -256,6 +259,8 @@ class HttpTransport:
                     return response
                 body = await read_error_body(response, _where(call), limits.error_body_bytes)
                 delay = self._rejected(response, body, attempt, on_error, started, call)
+                failure = str(response.status_code)
+            on_retry(attempt + 1 + resent, failure, delay)  # telemetry: an event on its span
             await sleep(delay)
             attempt += 1
 

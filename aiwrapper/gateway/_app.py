@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._errors import ConfigError
+from .._wire._telemetry import server_span
 from ..providers._callstate import unpack_calls
 from ..providers._registry import frontends
 from ..providers._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
@@ -102,7 +103,8 @@ class Gateway:
             exchange = Exchange(scope, receive, send)
             began = time.perf_counter()
             try:
-                await self._handle(exchange)
+                with server_span(exchange):  # telemetry: continues the client's traceparent
+                    await self._handle(exchange)
             finally:
                 _log(exchange, time.perf_counter() - began)
 

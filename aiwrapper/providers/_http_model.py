@@ -22,6 +22,7 @@ from .._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 from .._wire._http import HttpSettings, HttpTransport
 from .._wire._httpcall import HttpCall
 from .._wire._sizelimits import SizeLimits
+from ._genai_names import genai_name
 
 __all__ = ["HttpModel"]
 
@@ -55,6 +56,7 @@ class HttpModel:
         if provider.framing not in ("sse", "ndjson", "eventstream"):
             raise errors.ConfigError(f"Unknown framing {provider.framing!r} of {provider.name}")
         self.name = provider.name
+        self.genai_name = genai_name(provider.name)  # telemetry: gen_ai.provider.name
         self.output_support = output_support(provider)
         self.model = model
         self.provider = provider

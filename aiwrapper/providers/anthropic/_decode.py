@@ -227,8 +227,13 @@ class AnthropicStreamDecoder:
 
     def _message_start(self, payload: dict[str, Any]) -> list[Event]:
         self._usage = dict(payload["message"].get("usage") or {})
-        model = payload["message"].get("model")
-        return [ModelEvent(model), self._usage_event()] if model else [self._usage_event()]
+        model, response_id = payload["message"].get("model"), payload["message"].get("id")
+        if not model:
+            return [self._usage_event()]
+        return [
+            ModelEvent(model, response_id if isinstance(response_id, str) else None),
+            self._usage_event(),
+        ]
 
     def _block_start(self, payload: dict[str, Any]) -> list[Event]:
         index, raw = int(payload["index"]), payload["content_block"]

@@ -136,7 +136,9 @@ class GeminiStreamDecoder:
             raise error_in_stream(payload)
         if self._model is None and payload.get("modelVersion"):  # on every chunk: read once
             self._model = str(payload["modelVersion"])
-            return [ModelEvent(self._model), *self._decode(payload)]
+            response_id = payload.get("responseId")
+            response_id = response_id if isinstance(response_id, str) else None
+            return [ModelEvent(self._model, response_id), *self._decode(payload)]
         candidates = payload.get("candidates")
         if candidates:
             events = self._candidate(candidates[0])

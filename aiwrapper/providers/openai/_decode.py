@@ -111,6 +111,7 @@ def decode_body(provider: str, body: Any) -> list[Event]:
             "choices": [{"delta": message, "finish_reason": choice.get("finish_reason")}],
             "usage": body.get("usage"),
             "model": body.get("model"),
+            "id": body.get("id"),
         }
         return decoder.decode_chunk(chunk) + decoder.feed(None, "[DONE]")
     except (LookupError, TypeError, AttributeError, ValueError) as exc:
@@ -262,7 +263,10 @@ class OpenAIStreamDecoder:
         if self._model is None:  # the first chunk names the model that answers
             self._model = str(chunk.get("model") or "")
             if self._model:
-                out.append(ModelEvent(self._model))
+                response_id = chunk.get("id")  # for telemetry; not every compatible server sends it
+                out.append(
+                    ModelEvent(self._model, response_id if isinstance(response_id, str) else None)
+                )
         choices = chunk.get("choices")
         if not choices:  # the include_usage chunk has "choices": []
             if chunk.get("object") == "error":  # vLLM / Mistral error shape

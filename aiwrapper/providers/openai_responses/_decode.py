@@ -306,11 +306,12 @@ class ResponsesStreamDecoder:
     # -- the response ---------------------------------------------------------------------
 
     def _response_model(self, payload: dict[str, Any]) -> list[Event]:
-        model = (payload.get("response") or _EMPTY).get("model")
+        response = payload.get("response") or _EMPTY
+        model, response_id = response.get("model"), response.get("id")
         if self._model is not None or not model or model.__class__ is not str:
             return []
         self._model = model
-        return [ModelEvent(model)]
+        return [ModelEvent(model, response_id if isinstance(response_id, str) else None)]
 
     def _terminal(self, payload: dict[str, Any]) -> list[Event]:
         response = payload["response"]
