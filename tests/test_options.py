@@ -140,3 +140,15 @@ def test_one_tool_instead_of_a_list_says_what_to_write() -> None:
     with pytest.raises(ConfigError, match=r"functions takes a list of tools"):
         lang.ask_sync("2 + 3?", functions={"name": "add"})  # type: ignore[call-overload]
     assert lang.ask_sync("2 + 3?", functions=(add,)).answer == "5"
+
+
+def test_cache_is_auto_by_default_and_takes_extended_or_false() -> None:
+    assert merge_options().cache == "auto"
+    assert merge_options(cache="extended").cache == "extended"
+    assert merge_options({"cache": "extended"}, cache=False).cache is False
+
+
+@pytest.mark.parametrize("value", [True, "on", "1h", 0, {"ttl": "1h"}])
+def test_a_wrong_cache_value_is_a_config_error_naming_the_choices(value: object) -> None:
+    with pytest.raises(ConfigError, match="cache must be 'auto', 'extended' or False"):
+        merge_options(cache=value)

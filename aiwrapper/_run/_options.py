@@ -84,6 +84,9 @@ class LangOptions:
             (default 1; they count toward ``max_iterations``).
         limits: Size caps (``SizeLimits``): the longest stream frame, the largest response
             body, how much of an error body is kept, the longest tool result sent to the model.
+        cache: Prompt caching: ``"auto"`` (default: Anthropic cache breakpoints, OpenAI's
+            ``prompt_cache_key``), ``"extended"`` (also Anthropic's 1-hour TTL and OpenAI's
+            24-hour retention) or False (ask for no caching).
     """
 
     on_result: ResultCallback | None = None
@@ -117,6 +120,7 @@ class LangOptions:
     output_type: Any = None
     output_retries: int | None = None
     limits: SizeLimits | None = None
+    cache: Literal["auto", "extended", False] | None = None
 
 
 DEFAULTS = LangOptions(
@@ -127,6 +131,7 @@ DEFAULTS = LangOptions(
     tool_errors="return",
     stream=True,
     auto_execute=True,
+    cache="auto",
 )
 
 OptionsLike = Union[LangOptions, Mapping[str, Any], None]
@@ -189,6 +194,12 @@ def _limits_problem(name: str, limits: object) -> str | None:
 
 def _flag_problem(name: str, value: object) -> str | None:
     return None if isinstance(value, bool) else f"{name} must be True or False, not {value!r}"
+
+
+def _cache_problem(name: str, value: object) -> str | None:
+    if value is False or value in ("auto", "extended"):
+        return None
+    return f"{name} must be 'auto', 'extended' or False, not {value!r}"
 
 
 def _tool_errors_problem(name: str, value: object) -> str | None:
@@ -300,6 +311,7 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "limits": _limits_problem,
     "early_start": _flag_problem,
     "tool_errors": _tool_errors_problem,
+    "cache": _cache_problem,
     "max_iterations": _count_problem,
     "max_tool_calls": _count_problem,
     "max_concurrency": _count_problem,

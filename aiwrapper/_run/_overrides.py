@@ -60,6 +60,7 @@ class CallOverrides(TypedDict, total=False):
     extra_headers: Mapping[str, str] | None
     output_retries: int | None
     limits: SizeLimits | None
+    cache: Literal["auto", "extended", False] | None
 
 
 class LangOptionsDict(CallOverrides, total=False):
