@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -92,7 +92,7 @@ def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
 def _part(block: Mapping[str, Any], role: str) -> Part:
     kind = block.get("type", "text" if "text" in block else None)  # {"text": ...} alone
     if kind in _TEXT_KEYS:
-        return TextPart(_string(block, _TEXT_KEYS[kind]))
+        return TextPart(_string(block, _TEXT_KEYS[kind]), _breakpoint(block))
     if role == "assistant" and kind == "thinking":
         signature = block.get("signature")
         state = ProviderState(_ANTHROPIC, {"signature": signature}) if signature else None
@@ -100,12 +100,20 @@ def _part(block: Mapping[str, Any], role: str) -> Part:
     if role == "assistant" and kind == "redacted_thinking":
         return OpaquePart(ProviderState(_ANTHROPIC, {"block": dict(block)}), kind="thinking")
     if role == "assistant" and kind == "tool_use":
-        return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC))
+        marker = _breakpoint(block)
+        state = ProviderState(_ANTHROPIC, {"extra": marker.data}) if marker else None
+        return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC), state)
     raise ConfigError(
         f"this {role} message holds a content block that cannot be read here: "
         f"{dict(block)!r:.200} "
         "(text, thinking, tool_use and tool_result blocks are read)"
     )
+
+
+def _breakpoint(block: Mapping[str, Any]) -> ProviderState | None:
+    """A cache breakpoint the user placed on a block, kept for Anthropic's encoder."""
+    marker = block.get("cache_control")
+    return ProviderState(_ANTHROPIC, {"cache_control": marker}) if marker is not None else None
 
 
 def _string(block: Mapping[str, Any], key: str) -> str:
@@ -120,11 +128,15 @@ def _joined(parts: list[Part]) -> list[Part]:
     out: list[Part] = []
     for part in parts:
         previous = out[-1] if out else None
-        if type(part) is TextPart and type(previous) is TextPart and previous.state is None:
+        if _plain(part) and _plain(previous):  # a text with a breakpoint keeps its block
             previous.text += part.text
         else:
             out.append(part)
     return out
+
+
+def _plain(part: Part | None) -> TypeGuard[TextPart]:
+    return type(part) is TextPart and part.state is None
 
 
 def _tool_result(block: Mapping[str, Any]) -> MessageFields:

@@ -39,6 +39,7 @@ from ..._run._output import output_spec
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
+from ._cache import place_breakpoints
 from ._decode import AnthropicStreamDecoder
 from ._encode import encode_messages, own_call_ids
 from ._errors import error_from_response
@@ -133,6 +134,7 @@ class AnthropicProvider:
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
+        place_breakpoints(body, options.cache)  # after extra_body: its markers count too
         return HttpCall(
             self.base_url + "/v1/messages", self._headers(options), body, request.stream
         )
