@@ -144,6 +144,9 @@ def _tool_result(block: Mapping[str, Any]) -> MessageFields:
     if not isinstance(call_id, str) or not call_id:
         raise ConfigError(f"a tool_result block needs its 'tool_use_id': {dict(block)!r}")
     texts = [_part(b, "tool") for b in _content_blocks(block.get("content"))]
+    marker = _breakpoint(block)
+    if marker is not None:  # the result's own breakpoint, on an empty part closing it
+        texts.append(TextPart("", marker))
     return MessageFields(
         role="tool",
         parts=_joined(texts),

@@ -119,6 +119,9 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
         block["content"] = message.content
     if message.is_error:
         block["is_error"] = True
+    marker = _user_breakpoint(message.parts)
+    if marker is not None:
+        block["cache_control"] = marker
     return block
 
 
