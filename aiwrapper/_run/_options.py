@@ -84,9 +84,9 @@ class LangOptions:
             (default 1; they count toward ``max_iterations``).
         limits: Size caps (``SizeLimits``): the longest stream frame, the largest response
             body, how much of an error body is kept, the longest tool result sent to the model.
-        cache: Prompt caching: ``"auto"`` (default: Anthropic cache breakpoints, OpenAI's
-            ``prompt_cache_key``), ``"extended"`` (also Anthropic's 1-hour TTL and OpenAI's
-            24-hour retention) or False (ask for no caching).
+        cache: Prompt caching: ``"auto"`` (default: cache breakpoints or a stable cache
+            key, as the provider takes them), ``"extended"`` (also the longer cache lives a
+            provider offers: an hour, a day) or False (ask for no caching).
     """
 
     on_result: ResultCallback | None = None
