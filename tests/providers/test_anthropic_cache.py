@@ -394,3 +394,19 @@ async def test_a_three_round_loop_moves_the_final_breakpoint_and_keeps_none_in_m
     again = AnthropicProvider(api_key="k").encode(replay)
     assert "cache_control" not in json.dumps(again.body)
     assert stripped(sent[2]["messages"]) == again.body["messages"][:5]
+
+
+def test_automatic_markers_before_a_users_one_hour_marker_take_the_hour_too() -> None:
+    # cache="auto" would write 5-minute markers on the tools and system, before the user's
+    # 1-hour one: the API refuses a shorter TTL ahead of a longer one.
+    messages = from_dicts(
+        {"role": "system", "content": "S."},
+        {"role": "user", "content": [{"type": "text", "text": "Doc.", "cache_control": HOUR}]},
+        {"role": "assistant", "content": "Read."},
+        {"role": "user", "content": "Oslo?"},
+    )
+    body = encode(messages)
+    assert body["tools"] == [{**TOOL, "cache_control": HOUR}]
+    assert body["system"] == [{"type": "text", "text": "S.", "cache_control": HOUR}]
+    assert body["messages"][0]["content"][0]["cache_control"] == HOUR
+    assert body["messages"][-1]["content"][-1]["cache_control"] == EPHEMERAL  # after: 5m is fine

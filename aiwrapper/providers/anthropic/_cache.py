@@ -15,7 +15,8 @@ them:
 * ``{"type": "ephemeral"}`` lives 5 minutes, refreshed on each read; ``"ttl": "1h"`` an hour
   (writes cost 2x instead of 1.25x), and is taken without a beta header now (it once needed
   ``extended-cache-ttl-2025-04-11``, which ``AnthropicProvider(betas=...)`` can still send);
-* a longer TTL must come before a shorter one in the prefix.
+* a longer TTL must come before a shorter one in the prefix: an automatic marker takes the
+  1-hour TTL when a user's 1-hour marker follows it, and never after a 5-minute one.
 
 The automatic breakpoints go on the last tool, the last ``system`` block and the last block of
 the final message, which in a tool loop is the newest tool result: each round reads the whole
@@ -54,8 +55,9 @@ def place_breakpoints(body: dict[str, Any], cache: object) -> None:
     order = {id(holder): rank for rank, holder in enumerate(_holders(body))}
     chosen.sort(key=lambda spot: (order.get(id(spot[0]), len(order)), spot[1]))
     for holder, index in chosen:
+        shorter_before, hour_after = _ttls_around(body, holder, index)
         marker = {"type": "ephemeral"}
-        if cache == "extended" and not _shorter_before(body, holder, index):
+        if (cache == "extended" or hour_after) and not shorter_before:
             marker["ttl"] = "1h"
         holder[index] = {**holder[index], "cache_control": marker}
 
@@ -125,17 +127,24 @@ def _last(holder: list[Any], accepts: Any) -> _Spot | None:
     return None
 
 
-def _shorter_before(body: dict[str, Any], holder: list[Any], index: int) -> bool:
-    """Whether a marker without the 1-hour TTL comes before ``holder[index]``."""
+def _ttls_around(body: dict[str, Any], holder: list[Any], index: int) -> tuple[bool, bool]:
+    """Whether a 5-minute marker comes before ``holder[index]``, and a 1-hour one after it:
+    the API wants every 1-hour marker before every 5-minute one."""
+    shorter_before = hour_after = False
+    seen = False
     for current in _holders(body):
         for position, block in enumerate(current):
             if current is holder and position == index:
-                return False
+                seen = True
+                continue
             for marked in (block, *_nested(block)):
                 control = marked.get("cache_control")
-                if isinstance(control, dict) and control.get("ttl") != "1h":
-                    return True
-    return False
+                if not isinstance(control, dict):
+                    continue
+                hour = control.get("ttl") == "1h"
+                shorter_before |= not seen and not hour
+                hour_after |= seen and hour
+    return shorter_before, hour_after
 
 
 def _nested(block: object) -> list[dict[str, Any]]:
