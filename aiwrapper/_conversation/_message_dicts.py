@@ -5,9 +5,12 @@ Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
 ``tool_result``). An Anthropic user message holding ``tool_result`` blocks becomes one
 ``tool`` message per result (and a user message for any text beside them), which is how the
 conversation is kept here. A block that cannot be read (an image, an unknown type) is a
-``ConfigError``: a conversation given by the user is never silently shortened. The reader
-yields each message's fields, built of plain parts: building ``LangMessage``s from them, and
-writing messages back as dicts, stays in ``_messages.py``, which stands above this module.
+``ConfigError``: a conversation given by the user is never silently shortened. A block's
+``cache_control`` (a cache breakpoint the user placed on a text, ``tool_use`` or
+``tool_result`` block) rides on its part as Anthropic state, for Anthropic's encoder only.
+The reader yields each message's fields, built of plain parts: building ``LangMessage``s from
+them, and writing messages back as dicts, stays in ``_messages.py``, which stands above this
+module.
 """
 
 from __future__ import annotations
