@@ -122,13 +122,84 @@ CONVERSATION = {
 }
 
 
-async def run_loop(wire: str, **options: Any) -> list[bytes]:
+def sse(events: list[tuple[str | None, dict[str, Any] | str]]) -> bytes:
+    lines = []
+    for name, data in events:
+        text = data if isinstance(data, str) else json.dumps(data)
+        lines.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
+    return "".join(lines).encode()
+
+
+def streamed_openai(body: dict[str, Any]) -> bytes:
+    """A chat completion as chunks, the arguments cut in two fragments."""
+    message, finish = body["choices"][0]["message"], body["choices"][0]["finish_reason"]
+    chunks: list[dict[str, Any]] = []
+    for call in message.get("tool_calls") or ():
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        for index, piece in enumerate((arguments[:half], arguments[half:])):
+            delta_call: dict[str, Any] = {"index": 0, "function": {"arguments": piece}}
+            if index == 0:
+                delta_call |= {"id": call["id"], "type": "function"}
+                delta_call["function"]["name"] = call["function"]["name"]
+            chunks.append({"tool_calls": [delta_call]})
+    if message.get("content"):
+        chunks.append({"content": message["content"]})
+    frames = [{"id": "c", "choices": [{"index": 0, "delta": d}]} for d in chunks]
+    frames.append({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    frames.append({"id": "c", "choices": [], "usage": body["usage"]})
+    return sse([(None, frame) for frame in frames] + [(None, "[DONE]")])
+
+
+def streamed_anthropic(body: dict[str, Any]) -> bytes:
+    """A message as its event sequence, tool input cut in two JSON fragments."""
+    start = {**body, "content": [], "stop_reason": None}
+    events: list[tuple[str | None, dict[str, Any] | str]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+    for index, block in enumerate(body["content"]):
+        opening = {**block, "input": {}} if block["type"] == "tool_use" else {**block, "text": ""}
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        if block["type"] == "tool_use":
+            text = json.dumps(block["input"])
+            deltas = [
+                {"type": "input_json_delta", "partial_json": text[:5]},
+                {"type": "input_json_delta", "partial_json": text[5:]},
+            ]
+        else:
+            deltas = [{"type": "text_delta", "text": block["text"]}]
+        for delta in deltas:
+            events.append(
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+            )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    stop = {"type": "message_delta", "delta": {"stop_reason": body["stop_reason"]}}
+    events += [("message_delta", stop | {"usage": {"output_tokens": 5}})]
+    return sse([*events, ("message_stop", {"type": "message_stop"})])
+
+
+STREAMED = {"chat": streamed_openai, "anthropic": streamed_anthropic}
+
+
+async def run_loop(wire: str, *, stream: bool = False, **options: Any) -> list[bytes]:
     """The raw bodies of a 3-round tool loop on ``wire`` (two tool turns, then the answer)."""
     sent: list[bytes] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(request.content)
-        return httpx.Response(200, json=REPLIES[wire](len(sent) - 1))
+        reply = REPLIES[wire](len(sent) - 1)
+        if stream:
+            headers = {"content-type": "text/event-stream"}
+            return httpx.Response(200, content=STREAMED[wire](reply), headers=headers)
+        return httpx.Response(200, json=reply)
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         lang = make(wire, client)
@@ -136,7 +207,7 @@ async def run_loop(wire: str, **options: Any) -> list[bytes]:
             "Oslo, then Rome?",
             functions=[get_weather],
             system_prompt="Be brief. Temperatures in °C.",
-            stream=False,
+            stream=stream,
             temperature=0.5,
             **options,
         )
@@ -200,3 +271,14 @@ async def test_each_raw_body_starts_with_the_previous_one_up_to_its_last_message
         _, end = raw_values(text, text.index(key) + len(key), "]")
         assert later.startswith(text[:end])  # the raw text up to the end of its last item
         assert later[end] == ","  # and the next request goes on with more items
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("wire", sorted(STREAMED))
+async def test_streamed_turns_are_resent_as_the_same_bytes_too(wire: str) -> None:
+    sent = await run_loop(wire, stream=True)
+    rounds = [prefix_items(wire, raw) for raw in sent]
+    for (fields, items), (next_fields, next_items) in pairwise(rounds):
+        assert next_fields == fields
+        assert next_items[: len(items)] == items
+    assert b'"stream":true' in sent[0]
