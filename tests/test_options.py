@@ -205,3 +205,15 @@ def test_options_of_the_wrong_type_are_config_errors_naming_them(
     with pytest.raises(ConfigError) as info:
         merge_options(options)
     assert str(info.value).startswith(message)
+
+
+def test_cache_is_auto_by_default_and_takes_extended_or_false() -> None:
+    assert merge_options().cache == "auto"
+    assert merge_options(cache="extended").cache == "extended"
+    assert merge_options({"cache": "extended"}, cache=False).cache is False
+
+
+@pytest.mark.parametrize("value", [True, "on", "1h", 0, {"ttl": "1h"}])
+def test_a_wrong_cache_value_is_a_config_error_naming_the_choices(value: object) -> None:
+    with pytest.raises(ConfigError, match="cache must be 'auto', 'extended' or False"):
+        merge_options(cache=value)

@@ -5,15 +5,18 @@ Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
 ``tool_result``). An Anthropic user message holding ``tool_result`` blocks becomes one
 ``tool`` message per result (and a user message for any text beside them), which is how the
 conversation is kept here. A block that cannot be read (an image, an unknown type) is a
-``ConfigError``: a conversation given by the user is never silently shortened. The reader
-yields each message's fields, built of plain parts: building ``LangMessage``s from them, and
-writing messages back as dicts, stays in ``_messages.py``, which stands above this module.
+``ConfigError``: a conversation given by the user is never silently shortened. A block's
+``cache_control`` (a cache breakpoint the user placed on a text, ``tool_use`` or
+``tool_result`` block) rides on its part as Anthropic state, for Anthropic's encoder only.
+The reader yields each message's fields, built of plain parts: building ``LangMessage``s from
+them, and writing messages back as dicts, stays in ``_messages.py``, which stands above this
+module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -121,7 +124,7 @@ def _part(block: Mapping[str, Any], role: str) -> Part:
     kind = block.get("type", "text" if "text" in block else None)  # {"text": ...} alone
     kind = kind if isinstance(kind, str) else None
     if kind in _TEXT_KEYS:
-        return TextPart(_string(block, _TEXT_KEYS[kind]))
+        return TextPart(_string(block, _TEXT_KEYS[kind]), _breakpoint(block))
     if role == "assistant" and kind == "thinking":
         signature = block.get("signature")
         if not isinstance(signature, (str, type(None))):
@@ -131,12 +134,20 @@ def _part(block: Mapping[str, Any], role: str) -> Part:
     if role == "assistant" and kind == "redacted_thinking":
         return OpaquePart(ProviderState(_ANTHROPIC, {"block": dict(block)}), kind="thinking")
     if role == "assistant" and kind == "tool_use":
-        return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC))
+        marker = _breakpoint(block)
+        state = ProviderState(_ANTHROPIC, {"extra": marker.data}) if marker else None
+        return ToolCallPart(_call_from_dict(block, provider=_ANTHROPIC), state)
     raise ConfigError(
         f"this {role} message holds a content block that cannot be read here: "
         f"{_shown(dict(block))} "
         "(text, thinking, tool_use and tool_result blocks are read)"
     )
+
+
+def _breakpoint(block: Mapping[str, Any]) -> ProviderState | None:
+    """A cache breakpoint the user placed on a block, kept for Anthropic's encoder."""
+    marker = block.get("cache_control")
+    return ProviderState(_ANTHROPIC, {"cache_control": marker}) if marker is not None else None
 
 
 def _string(block: Mapping[str, Any], key: str) -> str:
@@ -151,11 +162,15 @@ def _joined(parts: list[Part]) -> list[Part]:
     out: list[Part] = []
     for part in parts:
         previous = out[-1] if out else None
-        if type(part) is TextPart and type(previous) is TextPart and previous.state is None:
+        if _plain(part) and _plain(previous):  # a text with a breakpoint keeps its block
             previous.text += part.text
         else:
             out.append(part)
     return out
+
+
+def _plain(part: Part | None) -> TypeGuard[TextPart]:
+    return type(part) is TextPart and part.state is None
 
 
 def _tool_result(block: Mapping[str, Any]) -> MessageFields:
@@ -163,6 +178,9 @@ def _tool_result(block: Mapping[str, Any]) -> MessageFields:
     if not isinstance(call_id, str) or not call_id:
         raise ConfigError(f"a tool_result block needs its 'tool_use_id': {dict(block)!r}")
     texts = [_part(b, "tool") for b in _content_blocks(block.get("content"))]
+    marker = _breakpoint(block)
+    if marker is not None:  # the result's own breakpoint, on an empty part closing it
+        texts.append(TextPart("", marker))
     return MessageFields(
         role="tool",
         parts=_joined(texts),

@@ -95,6 +95,9 @@ class LangOptions:
             body, how much of an error body is kept, the longest tool result sent to the model.
         telemetry: Record OpenTelemetry spans and metrics when ``opentelemetry-api`` is
             installed (default True); False records nothing for this ``Lang`` or call.
+        cache: Prompt caching: ``"auto"`` (default: cache breakpoints or a stable cache
+            key, as the provider takes them), ``"extended"`` (also the longer cache lives a
+            provider offers: an hour, a day) or False (ask for no caching).
     """
 
     on_result: ResultCallback | None = None
@@ -135,6 +138,7 @@ class LangOptions:
     output_retries: int | None = None
     limits: SizeLimits | None = None
     telemetry: bool | None = None
+    cache: Literal["auto", "extended", False] | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> LangOptions:
         # Before the generated __init__, whose own TypeError names the stray keyword but
@@ -165,6 +169,7 @@ DEFAULTS = LangOptions(
     stream=True,
     auto_execute=True,
     telemetry=True,
+    cache="auto",
 )
 
 _DEFAULT_VALUES = {name: getattr(DEFAULTS, name) for name in _NAMES}
@@ -217,6 +222,12 @@ def _limits_problem(name: str, limits: object) -> str | None:
 
 def _flag_problem(name: str, value: object) -> str | None:
     return None if isinstance(value, bool) else f"{name} must be True or False, not {value!r}"
+
+
+def _cache_problem(name: str, value: object) -> str | None:
+    if value is False or value in ("auto", "extended"):
+        return None
+    return f"{name} must be 'auto', 'extended' or False, not {value!r}"
 
 
 def _tool_errors_problem(name: str, value: object) -> str | None:
@@ -397,6 +408,7 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "early_start": _flag_problem,
     "telemetry": _flag_problem,
     "tool_errors": _tool_errors_problem,
+    "cache": _cache_problem,
     "max_iterations": _count_problem,
     "max_tool_calls": _count_problem,
     "max_concurrency": _count_problem,

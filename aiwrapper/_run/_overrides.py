@@ -67,6 +67,7 @@ class CallOverrides(TypedDict, total=False):
     output_retries: int | None
     limits: SizeLimits | None
     telemetry: bool | None
+    cache: Literal["auto", "extended", False] | None
 
 
 class LangOptionsDict(CallOverrides, total=False):

@@ -106,9 +106,11 @@ def test_a_text_answer_from_every_backend(
     assert response.usage is not None
     if wire == "anthropic":
         assert (response.usage.input_tokens, response.usage.output_tokens) == (5, 4)
-        assert sent[0]["system"] == "Be brief."
+        # The backend asks Anthropic to cache the prompt (the cache option's default).
+        cached = {"cache_control": {"type": "ephemeral"}}
+        assert sent[0]["system"] == [{"type": "text", "text": "Be brief.", **cached}]
         assert sent[0]["messages"] == [
-            {"role": "user", "content": [{"type": "text", "text": "Oslo?"}]}
+            {"role": "user", "content": [{"type": "text", "text": "Oslo?", **cached}]}
         ]
     else:
         assert sent[0]["systemInstruction"] == {"parts": [{"text": "Be brief."}]}

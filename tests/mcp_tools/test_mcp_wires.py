@@ -198,6 +198,7 @@ async def test_anthropic_gets_the_image_inside_its_tool_result(main: MCPServer) 
                     "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64},
                 }
             ],
+            "cache_control": {"type": "ephemeral"},  # the loop's moving cache breakpoint
         },
     ]
 

@@ -60,7 +60,7 @@ def encode(
         model=model,
         messages=messages,
         tools=[FakeTool()] if tools else [],  # type: ignore[list-item]
-        options=merge_options(options),
+        options=merge_options({"cache": False}, options),  # breakpoints: test_anthropic_cache
         stream=stream,
     )
     return provider.encode(request).body
@@ -72,7 +72,8 @@ USER_WIRE = [{"role": "user", "content": [{"type": "text", "text": "Weather in O
 
 def test_minimal_request_has_url_headers_and_exact_body() -> None:
     provider = AnthropicProvider(api_key="sk-ant-test", base_url="https://proxy.example/")
-    request = ProviderRequest("claude-sonnet-4-5", USER, [], merge_options(), stream=True)
+    options = merge_options(cache=False)
+    request = ProviderRequest("claude-sonnet-4-5", USER, [], options, stream=True)
     call = provider.encode(request)
     assert call.url == "https://proxy.example/v1/messages"
     assert call.stream is True

@@ -57,7 +57,7 @@ def body(messages: list[LangMessage], **options: Any) -> dict[str, Any]:
         model="claude-sonnet-4-5",
         messages=messages,
         tools=[FakeTool()],  # type: ignore[list-item]
-        options=merge_options({"thinking": 2048, **options}),
+        options=merge_options({"thinking": 2048, "cache": False, **options}),
         stream=True,
     )
     return PROVIDER.encode(request).body
@@ -196,7 +196,7 @@ async def test_lang_runs_the_tool_loop_over_http_with_thinking() -> None:
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         lang = Lang.anthropic("claude-sonnet-4-5", api_key="sk-ant-test", http_client=client)
-        result = await lang.ask("Oslo?", functions=[get_weather], thinking=2048)
+        result = await lang.ask("Oslo?", functions=[get_weather], thinking=2048, cache=False)
 
     assert result.answer == "Hello! How can I help?"
     assert [c.arguments for c in result.function_calls] == [{"city": "Oslo"}]
@@ -222,7 +222,7 @@ def test_three_round_loop_replays_every_thinking_turn_byte_for_byte_and_in_order
     conversation += [second, LangMessage.tool_result(second.tool_calls[0], "18C")]
 
     def request(messages: list[LangMessage]) -> dict[str, Any]:
-        options = merge_options({"thinking": 2048})
+        options = merge_options({"thinking": 2048, "cache": False})
         call = ProviderRequest("claude-sonnet-4-5", messages, [FakeTool()], options, True)  # type: ignore[list-item]
         return betas.encode(call).body
 

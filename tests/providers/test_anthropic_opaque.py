@@ -160,13 +160,13 @@ async def test_lang_reads_the_turn_and_the_next_request_replays_blocks_0_to_4(
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         lang = Lang.anthropic("claude-opus-4-5", api_key="sk-ant-test", http_client=client)
         on_result = (lambda r: seen.append(r.answer)) if watched else None
-        result = await lang.ask("What is 2+2?", thinking=2048, on_result=on_result)
+        result = await lang.ask("What is 2+2?", thinking=2048, on_result=on_result, cache=False)
         assert seen[-1:] == ([result.answer] if watched else [])
         assert result.messages[-1].parts[-1].text == "The answer is **4**."  # type: ignore[union-attr]
         assert result.answer == "The answer is **4**."  # the preamble stays in messages
         assert result.finish_reason == "stop"
         assert (result.usage.input_tokens, result.usage.output_tokens) == (1450, 61)
-        await lang.chat(result.messages.add_user("Thanks"), thinking=2048)
+        await lang.chat(result.messages.add_user("Thanks"), thinking=2048, cache=False)
 
     assert sent[1]["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}]},

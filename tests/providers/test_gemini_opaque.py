@@ -52,7 +52,7 @@ def assemble(events: list[Event]) -> LangMessage:
 def encoded(provider: Any, turn: LangMessage, *after: LangMessage) -> Any:
     """What ``provider`` sends for ``turn`` as the second message of a conversation."""
     messages = [LangMessage.text("user", "2+2?"), turn, *after]
-    request = ProviderRequest("m", messages, [], LangOptions(), True)
+    request = ProviderRequest("m", messages, [], LangOptions(cache=False), True)
     body = provider.encode(request).body
     return body["contents"][1] if "contents" in body else body["messages"][1]
 

@@ -127,6 +127,7 @@ def test_first_request_with_tools_and_options() -> None:
         "stop": ["END"],
         "reasoning_effort": "high",
         "seed": 7,
+        "prompt_cache_key": "aiw-30a6a1f90aacb4fb88706d89",  # model, tools, first messages
     }
 
 
@@ -629,7 +630,7 @@ def test_output_cap_field_and_stop_per_server(
     server: str, field: str, stop: Any, wire: Any
 ) -> None:
     prov = OpenAIProvider(api_key="k") if server == "openai" else preset(server)
-    body = prov.encode(request([], stream=False, max_tokens=64, stop=stop)).body
+    body = prov.encode(request([], stream=False, max_tokens=64, stop=stop, cache=False)).body
     assert body == {"model": "gpt-4o-mini", "messages": [], field: 64, "stop": wire}
 
 

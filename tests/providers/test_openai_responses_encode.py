@@ -128,6 +128,7 @@ def test_a_first_request_with_every_option_mapped() -> None:
         },
         "stream": True,
         "stream_options": {"include_obfuscation": False},
+        "prompt_cache_key": "aiw-43dc3e540fae0d39fd435b92",  # model, tools, first messages
     }
     assert_sdk_accepts(sent)
 

@@ -67,20 +67,22 @@ def encode_extra_sampling(
 
 def encode_messages(
     messages: Sequence[LangMessage], *, thinking: bool
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str | list[dict[str, Any]], list[dict[str, Any]]]:
     """The top-level ``system`` text and the ``messages`` array.
 
     System messages are joined into ``system``; tool results become ``tool_result`` blocks of
     a user message; consecutive same-role messages merge into one (the API wants alternation
     and all results of a turn in the single next user message, before any text). With
     ``thinking`` off, thinking blocks are left out: the API rejects them in the final
-    assistant message then, and ignores them in earlier turns anyway.
+    assistant message then, and ignores them in earlier turns anyway. A cache breakpoint the
+    user placed on a system message's block makes ``system`` a list of text blocks, one per
+    system message, each with its own breakpoint.
     """
-    system: list[str] = []
+    system: list[LangMessage] = []
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
-            system.append(message.content)
+            system.append(message)
             continue
         role = "user" if message.role == "tool" else message.role
         if message.role == "tool":
@@ -96,7 +98,26 @@ def encode_messages(
     for entry in out:
         # Anthropic wants every tool_result block first in its user message, before any other block.
         entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
-    return "\n\n".join(text for text in system if text), out
+    return _system(system), out
+
+
+def _system(messages: Sequence[LangMessage]) -> str | list[dict[str, Any]]:
+    marked = [(message.content, _user_breakpoint(message.parts)) for message in messages]
+    if not any(marker for _, marker in marked):
+        return "\n\n".join(text for text, _ in marked if text)
+    blocks: list[dict[str, Any]] = []
+    for text, marker in marked:
+        if text:
+            blocks.append({"type": "text", "text": text})
+            if marker is not None:
+                blocks[-1]["cache_control"] = marker
+    return blocks
+
+
+def _user_breakpoint(parts: Sequence[Part]) -> Any:
+    """The last cache breakpoint the user placed on one of these parts, or None."""
+    markers = [data.get("cache_control") for part in parts if (data := _own(part.state))]
+    return next((marker for marker in reversed(markers) if marker is not None), None)
 
 
 def own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
@@ -123,6 +144,9 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
         block["content"] = message.content
     if message.is_error:
         block["is_error"] = True
+    marker = _user_breakpoint(message.parts)
+    if marker is not None:
+        block["cache_control"] = marker
     return block
 
 
@@ -156,6 +180,8 @@ def _block(part: Part) -> dict[str, Any] | None:
         block: dict[str, Any] = {"type": "text", "text": part.text}
         if data and data.get("citations"):
             block["citations"] = data["citations"]
+        if data and data.get("cache_control") is not None:  # one the user placed
+            block["cache_control"] = data["cache_control"]
         return block
     if isinstance(part, ThinkingPart):
         # Unsigned or foreign thinking cannot be replayed (the API verifies the signature).

@@ -17,6 +17,7 @@ from typing import Any
 from ..._conversation._messages import LangMessage, Part, TextPart, ThinkingPart
 from ..._conversation._messages import ToolCallPart as CallPart
 from ..._conversation._result import LangResult
+from ..._errors import ConfigError
 from .._callstate import packed_id, unpack_calls
 from .._front_checks import check_body, check_schema
 from .._front_fields import read_sampling, refuse_set, refuse_unknown, refuse_unless
@@ -80,9 +81,7 @@ class AnthropicMessages:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = read_messages(body.get("messages"), _message)
         unpack_calls(messages)  # here, so that forged state is a 400 like any other field
-        system = _system(body.get("system"))
-        if system:
-            messages.insert(0, LangMessage.text("system", system))
+        messages[:0] = _system(body.get("system"))
         return ClientRequest(
             route=route,
             messages=messages,
@@ -147,14 +146,26 @@ def _message(message: Any, where: str) -> dict[str, Any]:
     return message
 
 
-def _system(system: Any) -> str:
+def _system(system: Any) -> list[LangMessage]:
+    """The system messages: one, unless a block carries a cache breakpoint; then one per
+    block, each keeping its breakpoint for an Anthropic backend (others drop it)."""
     if system is None or isinstance(system, str):
-        return system or ""
-    if isinstance(system, list) and all(
+        return [LangMessage.text("system", system)] if system else []
+    if not isinstance(system, list) or not all(
         isinstance(b, dict) and isinstance(b.get("text"), str) for b in system
     ):
-        return "\n\n".join(b["text"] for b in system)
-    raise bad_request("'system' must be a string or a list of text blocks", "system")
+        raise bad_request("'system' must be a string or a list of text blocks", "system")
+    if any("cache_control" in block for block in system):
+        try:
+            return [
+                LangMessage.from_dict({"role": "system", "content": [block]})
+                for block in system
+                if block["text"]
+            ]
+        except ConfigError as exc:
+            raise bad_request(str(exc), "system") from exc
+    joined = "\n\n".join(b["text"] for b in system)
+    return [LangMessage.text("system", joined)] if joined else []
 
 
 def _options(body: dict[str, Any]) -> dict[str, Any]:

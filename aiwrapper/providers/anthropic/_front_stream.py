@@ -238,8 +238,17 @@ def stop_reason(result: LangResult) -> str:
 
 
 def usage(result: LangResult) -> dict[str, int]:
-    """The run's token counts in the wire's names."""
-    return {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens}
+    """The run's token counts in the wire's names.
+
+    The wire's ``input_tokens`` counts uncached input only; tokens read from or written to a
+    backend's prompt cache go in their own fields (sent when there are any).
+    """
+    counts = result.usage
+    read, written = counts.cached_input_tokens, counts.cache_write_tokens
+    out = {"input_tokens": counts.input_tokens - read - written}
+    if read or written:
+        out |= {"cache_creation_input_tokens": written, "cache_read_input_tokens": read}
+    return out | {"output_tokens": counts.output_tokens}
 
 
 def signature(part: Part) -> str | None:

@@ -40,6 +40,7 @@ from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
 from .._vertex import VertexConfig, vertex_token
+from ._cache import place_breakpoints
 from ._decode import AnthropicStreamDecoder
 from ._encode import encode_extra_sampling, encode_messages, own_call_ids
 from ._errors import error_from_response
@@ -146,6 +147,7 @@ class AnthropicProvider:
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
+        place_breakpoints(body, options.cache)  # after extra_body: its markers count too
         return HttpCall(
             self._url(body, request.stream), self._headers(options), body, request.stream
         )

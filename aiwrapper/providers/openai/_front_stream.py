@@ -140,13 +140,21 @@ def wire_finish(result: LangResult) -> str:
     return _WIRE_FINISH.get(result.finish_reason or "stop", "stop")
 
 
-def usage(result: LangResult) -> dict[str, int]:
+def usage(result: LangResult) -> dict[str, Any]:
+    """The run's token counts in the wire's names; cached input (when a backend read or wrote
+    its prompt cache) in ``prompt_tokens_details``, part of ``prompt_tokens`` as on the wire."""
     usage = result.usage
-    return {
+    out: dict[str, Any] = {
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens,
     }
+    if usage.cached_input_tokens or usage.cache_write_tokens:
+        out["prompt_tokens_details"] = {
+            "cached_tokens": usage.cached_input_tokens,
+            "cache_write_tokens": usage.cache_write_tokens,
+        }
+    return out
 
 
 def wire_call(part: ToolCallPart) -> dict[str, Any]:

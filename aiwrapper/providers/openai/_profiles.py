@@ -60,6 +60,8 @@ class OpenAIProfile:
         include_usage: Send ``stream_options: {"include_usage": true}`` when streaming.
         forces_calls: ``tool_choice: "required"`` is relied on to force a typed answer's
             final tool (only on OpenAI itself; elsewhere the tool is offered, not forced).
+        prompt_cache: The server takes ``prompt_cache_key`` and ``prompt_cache_retention``
+            (OpenAI itself); elsewhere the ``cache`` option sends neither.
     """
 
     name: str
@@ -73,12 +75,13 @@ class OpenAIProfile:
     thinking_style: ThinkingStyle | None = "reasoning_effort"
     include_usage: bool = True
     forces_calls: bool = False
+    prompt_cache: bool = False
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_ENV_VAR = "OPENAI_API_KEY"
 OPENAI_PROFILE = OpenAIProfile(
-    "openai", max_tokens_field="max_completion_tokens", forces_calls=True
+    "openai", max_tokens_field="max_completion_tokens", forces_calls=True, prompt_cache=True
 )
 COMPATIBLE_PROFILE = OpenAIProfile("openai-compatible")
 

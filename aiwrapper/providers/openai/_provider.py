@@ -18,6 +18,7 @@ from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._output import output_spec
 from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
+from ._cache import add_cache_fields
 from ._decode import OpenAIStreamDecoder, decode_body
 from ._encode import encode_messages, encode_response_format, encode_sampling, encode_tools
 from ._errors import error_from_response
@@ -94,6 +95,8 @@ class OpenAIProvider:
         if output is not None:
             body["response_format"] = encode_response_format(output)
         merge_extra_body(body, options.extra_body)
+        if self.profile.prompt_cache:  # after extra_body: a key set there is kept
+            add_cache_fields(body, options.cache, conversation="messages")
         return HttpCall(self.url, self.request_headers(options.extra_headers), body, request.stream)
 
     def request_headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -31,6 +31,7 @@ from .._base import (
     result_text,
     sampling_fields,
 )
+from ..openai._cache import add_cache_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
 from ..openai._rules import rules_for
@@ -88,6 +89,8 @@ def request_body(
         if openai:  # padding on every delta, on by default: nothing to read in it
             body["stream_options"] = {"include_obfuscation": False}
     merge_extra_body(body, options.extra_body)
+    if profile.prompt_cache:  # after extra_body: a key set there is kept
+        add_cache_fields(body, options.cache, conversation="input")
     return body
 
 

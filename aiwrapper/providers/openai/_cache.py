@@ -1,0 +1,49 @@
+"""OpenAI's prompt caching fields: a stable ``prompt_cache_key`` and the 24-hour retention.
+
+OpenAI caches prompts by prefix on its own (from 1,024 tokens), routing a request by a hash
+of the prompt's first tokens; ``prompt_cache_key`` joins that hash, so requests sharing a key
+and a prefix reach the same cache. The key here is derived from what opens the conversation,
+which every round of a tool loop and every later run of the same conversation repeat: the
+model, the tools, the instructions and the messages up to the first user message. A key the
+user set (``extra_body``) is kept. ``"prompt_cache_retention": "24h"`` (the API's other value
+is ``"in_memory"``, the default) keeps cached prefixes up to a day, on both Chat Completions
+and the Responses API. Both fields are OpenAI's own: a profile sends them only when it says
+the server takes them, since compatible servers may refuse unknown fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+__all__ = ["add_cache_fields", "conversation_key"]
+
+
+def add_cache_fields(body: dict[str, Any], cache: object, *, conversation: str) -> None:
+    """Add ``prompt_cache_key`` (and, for ``"extended"``, the 24-hour retention) to ``body``.
+
+    Args:
+        body: The request body, after ``extra_body`` was merged: a field set there is kept.
+        cache: The ``cache`` option; False adds nothing.
+        conversation: The body's key holding the conversation (``messages`` or ``input``).
+    """
+    if cache is False:
+        return
+    if "prompt_cache_key" not in body:
+        body["prompt_cache_key"] = conversation_key(body, conversation)
+    if cache == "extended" and "prompt_cache_retention" not in body:
+        body["prompt_cache_retention"] = "24h"
+
+
+def conversation_key(body: dict[str, Any], conversation: str) -> str:
+    """A short hash of what opens the conversation, the same in every round and later run."""
+    items = body.get(conversation)
+    opening: list[Any] = []
+    for item in items if isinstance(items, list) else ():
+        opening.append(item)
+        if isinstance(item, dict) and item.get("role") == "user":
+            break
+    head = [body.get("model"), body.get("tools"), body.get("instructions"), opening]
+    text = json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "aiw-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
