@@ -49,6 +49,7 @@ from .eventstream import event, exception
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "bedrock"
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+CACHE_POINT = {"cachePoint": {"type": "default"}}
 KEYS = AwsCredentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "session-tok")
 
 
@@ -82,8 +83,8 @@ def test_the_request_has_the_converse_url_and_exact_body() -> None:
         "Authorization": "Bearer bedrock-key",
     }
     assert json.loads(json.dumps(call.body)) == {
-        "messages": [{"role": "user", "content": [{"text": "Weather?"}]}],
-        "system": [{"text": "Be brief."}],
+        "messages": [{"role": "user", "content": [{"text": "Weather?"}, CACHE_POINT]}],
+        "system": [{"text": "Be brief."}, CACHE_POINT],
         "toolConfig": {
             "tools": [
                 {
@@ -101,7 +102,8 @@ def test_the_request_has_the_converse_url_and_exact_body() -> None:
                             }
                         },
                     }
-                }
+                },
+                CACHE_POINT,
             ]
         },
         "inferenceConfig": {"maxTokens": 300, "temperature": 0.2, "stopSequences": ["END"]},
@@ -344,6 +346,7 @@ async def test_a_tool_loop_replays_the_signed_reasoning(stream: bool) -> None:
         "content": [
             {"toolResult": {"toolUseId": "tooluse_oslo", "content": [{"text": "Sunny in Oslo"}]}},
             {"toolResult": {"toolUseId": "tooluse_rome", "content": [{"text": "Sunny in Rome"}]}},
+            CACHE_POINT,  # the newest results: the next round reads this round from the cache
         ],
     }
     assert result.usage.cached_input_tokens == 20
@@ -461,7 +464,7 @@ def test_an_openai_client_runs_a_tool_round_through_the_gateway_on_bedrock() -> 
         )
     assert second.choices[0].message.content == "Sunny in Oslo."
     replayed = json.loads(sent[1].content)["messages"]
-    assert [b["toolResult"]["content"] for b in replayed[2]["content"]] == [
+    assert [b["toolResult"]["content"] for b in replayed[2]["content"][:-1]] == [
         [{"text": "0°"}],
         [{"text": "1°"}],
     ]
@@ -476,3 +479,25 @@ def test_bedrock_models_are_known_to_the_catalogue() -> None:
     info = model_info("bedrock", MODEL)  # an inference profile's id, region prefix and all
     assert info is not None
     assert (info.tool_call, info.max_output_tokens) == (True, 64000)
+
+
+def test_cache_points_follow_the_cache_option_and_the_model() -> None:
+    extended = provider().encode(request(cache="extended")).body
+    assert extended["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
+    off = provider().encode(request(cache=False)).body
+    assert "cachePoint" not in json.dumps(off)
+    llama = ProviderRequest(
+        "meta.llama3-3-70b-instruct-v1:0",
+        [LangMessage.text("user", "hi")],
+        [get_weather],
+        merge_options(),
+        stream=True,
+    )
+    assert "cachePoint" not in json.dumps(provider().encode(llama).body)  # it would refuse one
+
+
+def test_cache_points_never_reach_the_conversation() -> None:
+    messages = [LangMessage.text("user", "Weather?")]
+    provider().encode(ProviderRequest(MODEL, messages, [get_weather], merge_options(), stream=True))
+    provider().encode(ProviderRequest(MODEL, messages, [get_weather], merge_options(), stream=True))
+    assert [p.text for p in messages[0].parts] == ["Weather?"]  # type: ignore[attr-defined]

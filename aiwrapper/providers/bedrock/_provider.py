@@ -33,6 +33,7 @@ from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body, refuse_unenforceable, stop_sequences
 from ..anthropic._models import encode_thinking, family_for
 from ._aws_auth import SigV4Signer
+from ._cache import caches, place_cache_points
 from ._decode import BedrockStreamDecoder, decode_converse
 from ._encode import encode_messages
 from ._errors import error_from_response
@@ -98,6 +99,8 @@ class BedrockProvider:
         if thinking:
             body["additionalModelRequestFields"] = thinking
         merge_extra_body(body, options.extra_body)
+        if options.cache and caches(request.model):
+            place_cache_points(body, options.cache)
         action = "converse-stream" if request.stream else "converse"
         url = f"{self.base_url}/model/{quote(request.model, safe='')}/{action}"
         return HttpCall(url, self._headers(options), body, request.stream)
