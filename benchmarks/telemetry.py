@@ -30,7 +30,7 @@ import subjects  # noqa: E402
 import wire  # noqa: E402
 from harness import ServerProcess  # noqa: E402
 
-from aiwrapper import _telemetry  # noqa: E402
+from aiwrapper._wire import _telemetry  # noqa: E402
 
 
 def _use_sdk() -> object:

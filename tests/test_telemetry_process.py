@@ -143,3 +143,28 @@ def test_the_readmes_setup_is_the_example_that_runs() -> None:
     assert out.endswith("Here is what the tools returned (offline model):\n- roll_dice: 4")
     names = [line.split('"')[3] for line in out.splitlines() if line.startswith('    "name"')]
     assert names == ["chat offline", "execute_tool roll_dice", "chat offline", "invoke_agent"]
+
+
+def test_without_a_configured_sdk_no_span_is_made_until_one_is_set() -> None:
+    out = run_python(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from aiwrapper import Lang
+        from aiwrapper._wire import _telemetry
+
+        lang = Lang.scripted(["one", "two"])
+        lang.ask_sync("first")
+        before = _telemetry.otel()  # the API's proxies only: nothing to record through
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        lang.ask_sync("second")
+        print(before is None, [s.name for s in exporter.get_finished_spans()])
+        """
+    )
+    assert out == "True ['chat scripted', 'invoke_agent']"

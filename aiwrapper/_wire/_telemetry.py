@@ -48,22 +48,33 @@ class Otel:
     trace: Any
     context: Any
     propagate: Any
+    metrics: Any
     tracer: Any
     tokens: Any  # gen_ai.client.token.usage
     duration: Any  # gen_ai.client.operation.duration
 
 
-# The import's outcome, made once per process (an import, not state: the API keeps its own).
+# The import's outcome, made once per process (an import, not state: the API keeps its own),
+# and "given" once a test handed in providers of its own.
 _loaded: dict[str, Otel | None] = {}
 
 
 def otel() -> Otel | None:
-    """The API with aiwrapper's instruments, or None when ``opentelemetry-api`` is missing."""
+    """The API with aiwrapper's instruments, or None when ``opentelemetry-api`` is missing or
+    nothing would be recorded.
+
+    Until the application sets a global tracer or meter provider, the API's proxies record
+    nothing; making spans through them would still cost every run about a hundred
+    microseconds, so a run then makes none. The providers are looked at again for each run,
+    so an SDK configured later is used from the next run on.
+    """
     try:
-        return _loaded["api"]
+        api = _loaded["api"]
     except KeyError:
         api = _loaded["api"] = _load(None, None)
+    if api is None or "given" in _loaded or _configured(api):
         return api
+    return None
 
 
 def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
@@ -72,6 +83,19 @@ def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> No
     The global providers can be set once per process; tests hand in their own here.
     """
     _loaded["api"] = _load(tracer_provider, meter_provider)
+    _loaded["given"] = None
+
+
+def _configured(api: Otel) -> bool:
+    """Whether the application set a global tracer or meter provider (not the API's own
+    proxies or no-ops, which record nothing)."""
+    tracing = api.trace.get_tracer_provider()
+    if not isinstance(tracing, (api.trace.ProxyTracerProvider, api.trace.NoOpTracerProvider)):
+        return True
+    metering = api.metrics.get_meter_provider()
+    return not isinstance(metering, api.metrics.NoOpMeterProvider) and (
+        type(metering).__name__ != "_ProxyMeterProvider"  # the API's unset global
+    )
 
 
 def _load(tracer_provider: Any, meter_provider: Any) -> Otel | None:
@@ -100,7 +124,7 @@ def _load(tracer_provider: Any, meter_provider: Any) -> Otel | None:
         description="GenAI operation duration.",
         explicit_bucket_boundaries_advisory=_SECOND_BUCKETS,
     )
-    return Otel(trace, context, propagate, tracer, tokens, duration)
+    return Otel(trace, context, propagate, metrics, tracer, tokens, duration)
 
 
 def error_type(exc: BaseException) -> str:
