@@ -198,20 +198,25 @@ class Run:
         else:  # telemetry: the request is sent, and its turn finished, in its own span
             message = await telemetry.send(self.model.send, request, sink, assembler)
         self._publish(assembler)
+        self._record_turn(request.model, assembler, message)
+        if watch.active:
+            await watch.turn_finished(assembler)
+        return assembler
+
+    def _record_turn(self, model: str, assembler: Assembler, message: LangMessage) -> None:
+        """Add the finished turn to the result: its message, usage and cost, and finish."""
+        result = self.result
         result._stream_turn(None)
         result.messages.append(message)
         self._turn = None
         result.iterations += 1
         info = self._info
-        if request.model != self._model_id:  # the output plan may name another model
-            info = self._facts.info(self.model.name, request.model)
+        if model != self._model_id:  # the output plan may name another model
+            info = self._facts.info(self.model.name, model)
         assembler.usage.cost = request_cost(info, assembler.usage)
         result.usage.requests.append(assembler.usage)
         result.finish_reason = assembler.finish_reason
-        result.model, result.truncated = assembler.model or request.model, assembler.truncated
-        if watch.active:
-            await watch.turn_finished(assembler)
-        return assembler
+        result.model, result.truncated = assembler.model or model, assembler.truncated
 
     def _settle(self, exc: BaseException) -> None:
         """Make ``result.messages`` continuable after ``exc`` ended the run, and attach it.

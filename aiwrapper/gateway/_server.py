@@ -13,7 +13,6 @@ size of a request head (``h11_max_incomplete_event_size``). Bodies are the app's
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,12 +78,14 @@ def uvicorn_config(app: Any, *, host: str, port: int, limits: ServerLimits) -> u
     """The uvicorn configuration ``serve`` runs ``app`` with."""
     import uvicorn
 
+    from ._h11guard import guarded_h11  # imports uvicorn's protocol: only when serving
+
     cap, backlog = default_capacity()
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=_guarded_h11(limits, limits.max_connections or cap),
+        http=guarded_h11(limits, limits.max_connections or cap),
         backlog=backlog,
         ws="none",  # the gateway speaks no WebSocket
         lifespan="on",
@@ -94,64 +95,3 @@ def uvicorn_config(app: Any, *, host: str, port: int, limits: ServerLimits) -> u
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_graceful_shutdown=10,  # how long in-flight streams may go on after a signal
     )
-
-
-def _guarded_h11(limits: ServerLimits, max_connections: int) -> type[asyncio.Protocol]:
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    most = limits.max_header_bytes
-
-    class GuardedH11(H11Protocol):
-        """uvicorn's h11 protocol, with a deadline and a size limit for request heads and a
-        connection cap (h11 checks the size only of a head that arrives in pieces)."""
-
-        arrived = 0.0
-        head_timer: asyncio.TimerHandle | None = None
-        head = b""  # the request head so far, while it is awaited
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self.arrived = self.loop.time()
-            self.expect_head()
-            live = [c for c in self.connections if not c.transport.is_closing()]
-            if len(live) > max_connections:
-                waiting = [c for c in live if isinstance(c, GuardedH11) and c.head_timer]
-                oldest = min(waiting, key=lambda c: c.arrived, default=self)
-                oldest.transport.close()
-
-        def data_received(self, data: bytes) -> None:
-            if self.head_timer is not None and not self.head_fits(data):
-                self.head_arrived()
-                self.send_400_response("Request head too large")
-                return
-            super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:  # the head is in: the app has it
-                self.head_arrived()
-
-        def head_fits(self, data: bytes) -> bool:
-            self.head = (self.head + data)[: most + 4]
-            end = self.head.find(b"\r\n\r\n")
-            return (end if end >= 0 else len(self.head)) <= most
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            # A pipelined request's head may be in already (h11 went on to it).
-            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-                self.expect_head()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self.head_arrived()
-            super().connection_lost(exc)
-
-        def expect_head(self) -> None:
-            self.head_arrived()
-            self.head_timer = self.loop.call_later(limits.header_timeout, self.transport.close)
-
-        def head_arrived(self) -> None:
-            self.head = b""
-            if self.head_timer is not None:
-                self.head_timer.cancel()
-                self.head_timer = None
-
-    return GuardedH11
