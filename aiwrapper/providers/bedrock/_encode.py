@@ -10,8 +10,6 @@ dropped, as it cannot be verified here.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,22 +23,10 @@ from ..._conversation._messages import (
     ToolCallPart,
 )
 from .._base import result_text
+from ..anthropic._encode import wire_id  # a toolUseId takes what a tool_use id takes
 from ._name import NAME
 
 __all__ = ["encode_messages", "wire_id"]
-
-# A toolUseId matches [a-zA-Z0-9_-]+ (the Converse API reference).
-_ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
-_ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-def wire_id(call_id: str) -> str:
-    """A tool-use id the API accepts, the same for ``toolUse`` and ``toolResult``; a foreign
-    id gets a hash suffix so two ids never collide after cleaning."""
-    if _ID_OK.fullmatch(call_id):
-        return call_id
-    digest = hashlib.sha256(call_id.encode("utf-8")).hexdigest()[:8]
-    return f"{_ID_BAD_CHARS.sub('_', call_id)}_{digest}"
 
 
 def encode_messages(
