@@ -13,7 +13,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import StatusCode
 
-from aiwrapper import BadRequestError, Lang
+from aiwrapper import AuthenticationError, BadRequestError, Lang
 
 from .otel_support import Recorded, attributes, recorded
 from .test_providers_e2e import CASES, get_time, get_weather, recording_client
@@ -240,6 +240,22 @@ async def test_an_upstream_error_fails_the_request_and_the_run(recorded: Recorde
     }
     assert count == 1
     assert recorded.points("gen_ai.client.token.usage") == []
+
+
+async def test_a_key_quoted_by_an_error_body_reaches_no_span(recorded: Recorded) -> None:
+    quoted = "Incorrect API key provided: sk-live-SUPERSECRET1234. Find yours at ..."
+    refused = httpx.Response(401, json={"error": {"message": quoted, "type": "invalid_key"}})
+    async with replying([refused], []) as client:
+        lang = Lang.openai("gpt-4o", api_key="sk-live-SUPERSECRET1234", http_client=client)
+        with pytest.raises(AuthenticationError):
+            await lang.ask("Hi")
+    run, chat = recorded.spans()
+    for span in (run, chat):
+        assert span.status.description == "AuthenticationError"
+        assert [e.attributes for e in span.events if e.name == "exception"] == [
+            {"exception.type": "aiwrapper._errors.AuthenticationError"}
+        ]
+        assert "SUPERSECRET" not in repr(span.to_json())
 
 
 async def test_each_retry_is_an_event_on_the_request_span(recorded: Recorded) -> None:

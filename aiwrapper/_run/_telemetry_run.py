@@ -193,7 +193,7 @@ class RunTelemetry:
                 span.set_attribute("gen_ai.tool.call.result", getattr(outcome, "content", ""))
             return outcome
         except BaseException as exc:
-            fail(api, span, exc, getattr(exc, "error_type", None))
+            fail(api, span, exc, getattr(exc, "error_type", None), described=True)
             raise
         finally:
             REQUEST.reset(mark)

@@ -161,5 +161,11 @@ def _finite(value: Any) -> Any:
 
 
 def where(call: HttpCall) -> str:
-    """The URL for messages, without a query string (some services put keys there)."""
-    return call.url.split("?", 1)[0]
+    """The URL for messages, without a query string (some services put keys there) or the
+    user and password a base URL may carry."""
+    url = call.url.split("?", 1)[0]
+    scheme, found, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    if found and "@" in host:
+        url = f"{scheme}://[redacted]@{host.rsplit('@', 1)[1]}{slash}{path}"
+    return url

@@ -133,13 +133,29 @@ def error_type(exc: BaseException) -> str:
     return "cancelled" if cancelled else type(exc).__qualname__
 
 
-def fail(api: Otel, span: Any, exc: BaseException, kind: str | None = None) -> None:
-    """Mark ``span`` failed with ``exc``: ``error.type``, the error status, the exception."""
+def fail(
+    api: Otel, span: Any, exc: BaseException, kind: str | None = None, *, described: bool = False
+) -> None:
+    """Mark ``span`` failed with ``exc``: ``error.type``, the error status, an exception event.
+
+    The exception's traceback stays out of the span, and so does its message unless
+    ``described`` (a tool's own error, which the model is shown anyway): a provider's error
+    body may quote the key it refused, a connection error the URL's user and password, and
+    spans leave the process. The type is what a trace needs to group failures; the message is
+    in the exception the caller gets.
+    """
     kind = kind or error_type(exc)
     span.set_attribute("error.type", kind)
-    span.set_status(api.trace.Status(api.trace.StatusCode.ERROR, str(exc) or kind))
+    status = (str(exc) or kind) if described else kind
+    span.set_status(api.trace.Status(api.trace.StatusCode.ERROR, status))
     if kind != "cancelled":
-        span.record_exception(exc)
+        span.add_event("exception", {"exception.type": _qualified(type(exc))})
+
+
+def _qualified(cls: type) -> str:
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
 
 
 @dataclass(slots=True)
