@@ -42,6 +42,8 @@ __all__ = ["Connection", "TransportSpec"]
 _MAX_PAGES = 1000  # a server that keeps handing out cursors must not hang the run
 # Like a provider stream's longest event: an MCP message is read whole before it is parsed.
 MESSAGE_BYTES = SizeLimits().frame_bytes
+# Of the stderr tail kept, what an error quotes (as much as the errors quoted before the tail).
+QUOTED_STDERR_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +272,8 @@ class Connection:
 
     def _tail(self) -> str:
         text = self.stderr.text() if self.stderr is not None else _file_tail(self._errlog)
+        # The error may become a tool result the model reads: its last lines say why.
+        text = text[-QUOTED_STDERR_CHARS:]
         return f"\nserver stderr:\n{text}" if text else ""
 
 
