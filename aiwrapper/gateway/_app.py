@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._errors import ConfigError
+from .._run._options import merge_options
 from .._wire._telemetry import server_span
 from ..providers._callstate import unpack_calls
 from ..providers._registry import frontends
@@ -215,9 +216,15 @@ def _decode(front: Frontend, body: bytes) -> _Decoded:
         parsed = json.loads(body)
     except (ValueError, RecursionError) as exc:
         raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
-    request = front.decode(parsed)
-    unpack_calls(request.messages)
-    return _Decoded(request, in_call_order(request.messages))
+    try:
+        request = front.decode(parsed)
+        unpack_calls(request.messages)
+        return _Decoded(request, in_call_order(request.messages))
+    except GatewayError:
+        raise
+    except Exception as exc:  # a shape no check foresaw: the client's mistake, never a 500
+        logger.warning("gateway: a request no front-end check refused failed to decode: %r", exc)
+        raise GatewayError(400, "invalid_request", "the request could not be read") from exc
 
 
 async def _answer(
@@ -227,7 +234,10 @@ async def _answer(
     request = decoded.request
     options = {k: v for k, v in request.options.items() if v is not None}
     options.update(_TRANSLATOR)
-    options["extra_headers"] = {**(options.get("extra_headers") or {}), **hops}
+    # The route's own headers (a proxy's auth, say) stay: a layer's headers replace the lower
+    # layer's whole, so they are merged here.
+    route_headers = merge_options(lang.options).extra_headers or {}
+    options["extra_headers"] = {**route_headers, **(options.get("extra_headers") or {}), **hops}
     encoder = front.encoder(request) if request.stream else None
     try:
         if encoder is not None:

@@ -56,7 +56,7 @@ def packed_id(call_id: str, part: ToolCallPart | None) -> str:
         return call_id
     if not part.state.data and part.call.synthetic_id:
         return call_id
-    return call_id + packed(part.state, bound=call_id, s=part.call.synthetic_id)
+    return call_id + packed(part.state, bound=_CALL + call_id, s=part.call.synthetic_id)
 
 
 def packed(state: ProviderState, *, bound: str = "", **extra: Any) -> str:
@@ -82,7 +82,9 @@ def unpacked(text: str, *, bound: str = "") -> dict[str, Any] | None:
     encoded, tag = text[len(_MARK) : -_TAG_CHARS], text[-_TAG_CHARS:]
     try:
         data = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-        valid = len(text) > len(_MARK) + _TAG_CHARS and hmac.compare_digest(tag, _tag(bound, data))
+        expected = _tag(bound, data).encode("ascii")
+        given = tag.encode("utf-8", "surrogatepass")  # bytes: a non-ASCII tag is just wrong
+        valid = len(text) > len(_MARK) + _TAG_CHARS and hmac.compare_digest(given, expected)
         state = json.loads(data.decode("utf-8")) if valid else None
     except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
         raise _forged() from exc
@@ -98,6 +100,11 @@ def _forged() -> Exception:
 
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+# A call's state is signed with the call's id under this label, a reasoning item's without
+# one: state signed for one purpose never verifies for the other.
+_CALL = "call\0"
 
 
 def _tag(bound: str, data: bytes) -> str:
@@ -129,5 +136,5 @@ def call_part(result: LangResult, call: FunctionCall) -> ToolCallPart | None:
 
 def _unpacked(call_id: str) -> tuple[str, dict[str, Any] | None]:
     original, mark, encoded = call_id.partition(_MARK)
-    state = unpacked(mark + encoded, bound=original) if mark else None
+    state = unpacked(mark + encoded, bound=_CALL + original) if mark else None
     return (original, state) if state is not None else (call_id, None)

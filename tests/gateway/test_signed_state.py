@@ -129,3 +129,64 @@ async def test_forged_encrypted_content_is_a_400_and_never_replayed(encrypted: s
     assert reply.status_code == 400
     assert reply.json()["error"]["type"] == "invalid_request_error"
     assert lang.requests == []
+
+
+async def test_a_tag_of_non_ascii_characters_is_a_400_not_a_crash() -> None:
+    lang = Lang.scripted(["never"])
+    odd = "call_1__aws_e30" + "é" * 22  # base64 of {} then a "tag" no compare can take as text
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post("/v1/chat/completions", json=_chat(odd))
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert lang.requests == []
+
+
+async def test_reasoning_state_cannot_pass_as_a_calls_state() -> None:
+    lang = Lang.scripted(["never"])
+    reasoning = packed(ProviderState("anthropic", {"block": {"type": "redacted_thinking"}}))
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post("/v1/chat/completions", json=_chat(reasoning))  # id "" + state
+    assert reply.status_code == 400
+    assert lang.requests == []
+
+
+async def test_a_request_shape_no_check_foresaw_is_a_400_in_the_clients_shape() -> None:
+    lang = Lang.scripted(["never"])
+    body = {
+        "model": "local",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "Hi"}],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": ["auto"]},
+    }
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post("/v1/messages", json=body)
+    assert reply.status_code == 400
+    assert reply.json()["type"] == "error"
+    assert lang.requests == []
+
+
+async def test_the_routes_own_extra_headers_still_reach_the_backend() -> None:
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        chunk = {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}
+        body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+        return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+    upstream = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    lang = Lang.openai(
+        api_key="k",
+        http_client=upstream,
+        max_retries=0,
+        options={"extra_headers": {"Helicone-Auth": "Bearer hk", "X-Tenant": "t1"}},
+    )
+    async with _client(Gateway({"local": lang})) as client:
+        reply = await client.post(
+            "/v1/chat/completions",
+            json={"model": "local", "messages": [{"role": "user", "content": "Hi"}]},
+        )
+    assert reply.status_code == 200
+    assert (seen[0].headers["helicone-auth"], seen[0].headers["x-tenant"]) == ("Bearer hk", "t1")
+    assert "x-aiwrapper-gateway-hops" in seen[0].headers
