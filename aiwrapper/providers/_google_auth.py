@@ -58,8 +58,14 @@ def adc_fetch() -> Fetch:
 
 
 def credentials_fetch(credentials: Any) -> Fetch:
-    """A fetch of tokens from a ``google.auth`` credentials object the user made."""
-    return lambda: _refreshed(credentials)
+    """A fetch of tokens from a ``google.auth`` credentials object the user made, given Vertex
+    AI's scope when it has none (a service account's key made without scopes is refused)."""
+    import google.auth.credentials
+
+    scoped = google.auth.credentials.with_scopes_if_required(  # type: ignore[no-untyped-call]
+        credentials, list(SCOPES)
+    )
+    return lambda: _refreshed(scoped)
 
 
 def _default_credentials() -> Any:

@@ -501,3 +501,66 @@ def test_cache_points_never_reach_the_conversation() -> None:
     provider().encode(ProviderRequest(MODEL, messages, [get_weather], merge_options(), stream=True))
     provider().encode(ProviderRequest(MODEL, messages, [get_weather], merge_options(), stream=True))
     assert [p.text for p in messages[0].parts] == ["Weather?"]  # type: ignore[attr-defined]
+
+
+def test_nova_gets_cache_points_in_system_and_messages_only() -> None:
+    nova = ProviderRequest(
+        "us.amazon.nova-pro-v1:0",
+        [LangMessage.text("system", "Be brief."), LangMessage.text("user", "Weather?")],
+        [get_weather],
+        merge_options({"cache": "extended"}),
+        stream=True,
+    )
+    body = provider().encode(nova).body
+    assert body["toolConfig"]["tools"][-1] != CACHE_POINT  # Nova refuses one among tools
+    assert "cachePoint" not in json.dumps(body["toolConfig"])
+    assert body["system"][-1] == CACHE_POINT  # and takes no ttl
+    assert body["messages"][-1]["content"][-1] == CACHE_POINT
+
+
+@pytest.mark.parametrize("option", [{"seed": 1}, {"presence_penalty": 0.5}, {"top_k": 5}])
+def test_a_sampling_option_converse_has_no_field_for_is_refused(option: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match="not supported by bedrock"):
+        provider().encode(request(**option))
+
+
+def test_a_missing_profile_is_a_config_error_not_botocores(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import anyio
+
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    signer = BedrockProvider(region="us-west-2", profile="nope").signer
+    assert signer is not None
+    with pytest.raises(ConfigError, match="nope"):
+        anyio.run(signer.headers, "https://example.invalid/model/m/converse", {})
+
+
+def test_the_signature_covers_the_host_httpx_sends() -> None:
+    now = datetime(2026, 11, 27, 4, 5, 6, tzinfo=timezone.utc)
+    path = "/model/m/converse"
+    with_port = sign(
+        f"https://bedrock-runtime.us-west-2.amazonaws.com:443{path}",
+        b"{}",
+        KEYS,
+        region="us-west-2",
+        now=now,
+    )
+    without = sign(
+        f"https://bedrock-runtime.us-west-2.amazonaws.com{path}",
+        b"{}",
+        KEYS,
+        region="us-west-2",
+        now=now,
+    )
+    assert with_port["Authorization"] == without["Authorization"]
+
+
+def test_an_explicit_profile_wins_over_a_key_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "env-key")
+    lang = Lang.bedrock(MODEL, region="us-west-2", profile="work")
+    assert lang.model.provider.api_key is None  # type: ignore[attr-defined]
+    assert lang.model.provider.signer is not None  # type: ignore[attr-defined]

@@ -277,3 +277,13 @@ async def test_gemini_on_vertex_refreshes_the_same_way(
     assert [r.headers["authorization"] for r in seen] == ["Bearer tok-1", "Bearer tok-2"]
     assert all("x-goog-api-key" not in r.headers for r in seen)
     assert seen[0].url.path.startswith("/v1beta1/projects/my-proj/locations/us-central1/")
+
+
+def test_a_key_in_the_environment_does_not_replace_a_vertex_projects_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-from-the-environment")
+    lang = Lang.gemini(vertex=VertexConfig(project="my-proj", location="us-central1"))
+    provider = lang.model.provider  # type: ignore[attr-defined]
+    assert provider.auth is not None  # Application Default Credentials, as Google's SDK does
+    assert "x-goog-api-key" not in provider._headers()

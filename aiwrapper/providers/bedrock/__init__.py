@@ -55,9 +55,10 @@ def build(
 
     provider = BedrockProvider(
         region=region or next((os.environ[v] for v in REGION_ENV_VARS if os.environ.get(v)), ""),
+        # Credentials or a profile given outright win over a key in the environment.
         api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=False)
-        if credentials is None
-        else None,
+        if credentials is None and profile is None
+        else api_key,
         credentials=credentials,
         profile=profile,
         base_url=base_url,

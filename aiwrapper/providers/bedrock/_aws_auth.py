@@ -72,10 +72,20 @@ class SigV4Signer:
         return sign(url, json_bytes(body), credentials, region=self.region, now=now)
 
     def _current(self) -> AwsCredentials:
-        with self._lock:
-            if self._chain is None:
-                self._chain = _chain(self._profile)
-        frozen = self._chain.get_frozen_credentials()  # refreshes temporary ones when due
+        import botocore.exceptions  # type: ignore[import-untyped]
+
+        try:
+            with self._lock:
+                if self._chain is None:
+                    self._chain = _chain(self._profile)
+            frozen = self._chain.get_frozen_credentials()  # refreshes temporary ones when due
+        except botocore.exceptions.ProfileNotFound as exc:
+            raise errors.ConfigError(f"bedrock: {exc}") from exc
+        except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
+            # SSO, STS or a credential process refused or failed: the credentials, not the call
+            raise errors.AuthenticationError(
+                f"AWS credentials could not be found or refreshed ({exc})", provider="bedrock"
+            ) from exc
         return AwsCredentials(frozen.access_key, frozen.secret_key, frozen.token)
 
 

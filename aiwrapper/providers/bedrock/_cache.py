@@ -21,15 +21,26 @@ _MOST = 4
 
 def caches(model: str) -> bool:
     """Whether ``model`` takes ``cachePoint`` blocks (Claude and Nova, any region prefix)."""
-    return "anthropic.claude" in model or "amazon.nova" in model
+    return _claude(model) or "amazon.nova" in model
 
 
-def place_cache_points(body: dict[str, Any], cache: Literal["auto", "extended"]) -> None:
-    """Add a checkpoint after the tools, the system blocks and the final message, in place."""
+def _claude(model: str) -> bool:
+    return "anthropic.claude" in model
+
+
+def place_cache_points(
+    body: dict[str, Any], cache: Literal["auto", "extended"], model: str
+) -> None:
+    """Add a checkpoint after the tools, the system blocks and the final message, in place.
+
+    Nova takes checkpoints in ``system`` and ``messages`` only, and no ``ttl`` (AWS's
+    prompt-caching guide lists the fields per model family): its tools get none.
+    """
+    claude = _claude(model)
     point: dict[str, Any] = {"type": "default"}
-    if cache == "extended":
+    if cache == "extended" and claude:
         point["ttl"] = "1h"
-    tools = body.get("toolConfig", {}).get("tools")
+    tools = body.get("toolConfig", {}).get("tools") if claude else None
     places = [tools, body.get("system"), *(m["content"] for m in body["messages"][-1:])]
     free = _MOST - sum(_count(place) for place in places if place)
     for place in reversed(places):  # the final message's keeps its place longest

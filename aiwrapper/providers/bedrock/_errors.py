@@ -12,9 +12,12 @@ from typing import Any
 
 from ... import _errors as errors
 from .._base import error_class_for_status, in_stream_error, make_error, parse_json_body
+from .._errorbody import loose_message
 from ._name import NAME
 
 __all__ = ["error_from_response", "stream_error"]
+
+_MOST_CHARS = 2000  # of an error's message: enough to say why, never a whole echoed body
 
 _KINDS: dict[str, type[errors.ProviderError]] = {
     "throttlingexception": errors.RateLimitError,
@@ -47,10 +50,9 @@ def _message(parsed: Any, status: int) -> str:
     if isinstance(parsed, dict):
         for key in ("message", "Message"):
             if isinstance(parsed.get(key), str) and parsed[key]:
-                return str(parsed[key])
-    if isinstance(parsed, str) and parsed.strip():
-        return parsed.strip()[:500]
-    return f"HTTP {status}"
+                return str(parsed[key])[:_MOST_CHARS]
+    found = loose_message(parsed)  # a proxy's or a framework's shape
+    return found[:_MOST_CHARS] if found else f"HTTP {status}"
 
 
 def error_from_response(
@@ -76,6 +78,7 @@ def stream_error(kind: str, payload: Mapping[str, Any]) -> errors.AIWrapperError
     """The exception for an exception event (or an error message) inside a 200 stream."""
     code = payload.get("code") if kind == ":error" else kind
     message = str(payload.get("message") or payload.get("Message") or code or "an error")
+    message = message[:_MOST_CHARS]
     return in_stream_error(
         _KINDS.get(str(code or "").lower()),
         message,

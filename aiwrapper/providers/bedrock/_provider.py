@@ -30,7 +30,7 @@ from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._options import LangOptions
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
-from .._base import merge_extra_body, refuse_unenforceable, stop_sequences
+from .._base import extra_sampling, merge_extra_body, refuse_unenforceable, stop_sequences
 from ..anthropic._models import encode_thinking, family_for
 from ._aws_auth import SigV4Signer
 from ._cache import caches, place_cache_points
@@ -92,6 +92,7 @@ class BedrockProvider:
         tool_config = _tool_config(request)
         if tool_config is not None:
             body["toolConfig"] = tool_config
+        extra_sampling(options, NAME, {})  # Converse has none of them: each is refused by name
         thinking, reserve = _thinking(options, request.model)
         inference = _inference(options, reserve)
         if inference:
@@ -100,7 +101,7 @@ class BedrockProvider:
             body["additionalModelRequestFields"] = thinking
         merge_extra_body(body, options.extra_body)
         if options.cache and caches(request.model):
-            place_cache_points(body, options.cache)
+            place_cache_points(body, options.cache, request.model)
         action = "converse-stream" if request.stream else "converse"
         url = f"{self.base_url}/model/{quote(request.model, safe='')}/{action}"
         return HttpCall(url, self._headers(options), body, request.stream)

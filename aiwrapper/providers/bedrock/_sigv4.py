@@ -14,7 +14,9 @@ import hashlib
 import hmac
 from dataclasses import dataclass, field
 from datetime import datetime
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
+
+import httpx
 
 __all__ = ["AwsCredentials", "sign"]
 
@@ -40,10 +42,11 @@ def sign(
     service: str = "bedrock",
 ) -> dict[str, str]:
     """The headers that sign ``POST url`` with ``body``, at ``now`` (UTC)."""
-    parts = urlsplit(url)
+    sent = httpx.URL(url)  # the Host httpx sends: a scheme's default port left out
+    path = sent.raw_path.split(b"?", 1)[0].decode("ascii")
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     headers = {
-        "host": parts.netloc,
+        "host": sent.netloc.decode("ascii"),
         "x-amz-content-sha256": hashlib.sha256(body).hexdigest(),
         "x-amz-date": stamp,
     }
@@ -53,8 +56,8 @@ def sign(
     canonical = "\n".join(
         [
             "POST",
-            quote(parts.path or "/", safe="/~"),
-            _canonical_query(parts.query),
+            quote(path or "/", safe="/~"),
+            _canonical_query(sent.query.decode("ascii")),
             *(f"{name}:{headers[name].strip()}" for name in sorted(headers)),
             "",
             names,

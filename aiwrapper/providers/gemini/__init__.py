@@ -48,7 +48,11 @@ def build(
     from ._provider import DEFAULT_BASE_URL, GeminiProvider
 
     provider = GeminiProvider(
-        api_key=shared.api_key(api_key, API_KEY_ENV_VARS, required=vertex is None),
+        # On Vertex with a project, Google credentials are meant: a key from the environment
+        # (often set on Google machines) is read only for express mode, as Google's SDK does.
+        api_key=api_key
+        if vertex is not None and vertex.project
+        else shared.api_key(api_key, API_KEY_ENV_VARS, required=vertex is None),
         base_url=base_url or DEFAULT_BASE_URL,
         api_version=api_version,
         schema_dialect=schema_dialect,
