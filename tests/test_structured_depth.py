@@ -42,7 +42,9 @@ async def test_a_deep_answer_is_an_output_validation_error_carrying_the_result(
     answer: str,
 ) -> None:
     lang = Lang.scripted([answer, answer])
-    with pytest.raises(OutputValidationError, match="nested too deeply") as caught:
+    # Python 3.13's parser reads an unterminated 3,000-deep array to its end before any
+    # recursion guard trips (earlier ones stop at the guard): either way, never RecursionError.
+    with pytest.raises(OutputValidationError, match=r"nested too deeply|not valid JSON") as caught:
         await lang.ask("Build a chain", output_type=Node)
     result = caught.value.result
     assert result is not None
