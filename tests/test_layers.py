@@ -21,6 +21,7 @@ GROUND_FLOOR = {
     "aiwrapper._conversation._serialize",
     "aiwrapper._errors",
     "aiwrapper._wire._jsontext",
+    "aiwrapper._wire._numbers",
     "aiwrapper._conversation._message_dicts",
     "aiwrapper._conversation._messages",
     "aiwrapper._knowledge._modelrules",

@@ -217,3 +217,18 @@ def test_cache_is_auto_by_default_and_takes_extended_or_false() -> None:
 def test_a_wrong_cache_value_is_a_config_error_naming_the_choices(value: object) -> None:
     with pytest.raises(ConfigError, match="cache must be 'auto', 'extended' or False"):
         merge_options(cache=value)
+
+
+def test_an_int_too_large_for_a_float_is_refused_wherever_a_number_is_set() -> None:
+    from aiwrapper import Lang, ToolDefinitionError
+    from aiwrapper._tools import to_tool
+    from aiwrapper.models import ModelCost, register_model
+
+    huge = 10**400
+    with pytest.raises(ConfigError, match="timeout"):
+        Lang.openai(api_key="k", timeout=huge)
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": huge}}}
+    with pytest.raises(ToolDefinitionError, match="minimum"):
+        to_tool({"name": "lookup", "description": "d", "parameters": schema})
+    with pytest.raises(ConfigError, match=r"cost\.input"):
+        register_model("openai", "huge-model", cost=ModelCost(input=huge))

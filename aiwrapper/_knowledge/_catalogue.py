@@ -19,12 +19,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import math
 import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from .._wire._numbers import finite_number
 from ._modelinfo import ModelCost, ModelInfo
 
 __all__ = ["Catalogue", "ModelsDevCatalogue", "get", "provider_record", "to_info"]
@@ -145,10 +145,9 @@ def to_info(provider: str, entry: Mapping[str, Any]) -> ModelInfo:
 
 def _price(value: Any) -> float | None:
     """A catalogue price, or None for one a run could not add up (negative, NaN, infinite)."""
-    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+    if not finite_number(value) or value < 0:
         return None
-    price: float = value
-    return price
+    return float(value)
 
 
 @functools.cache

@@ -8,11 +8,11 @@ is taken, at the call that brought it, never an ``AttributeError`` later.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from .._errors import ConfigError
+from .._wire._numbers import finite_number
 from ._modelinfo import ModelCost
 
 __all__ = ["CAPABILITIES", "check_capability", "check_limit", "check_names", "checked_facts"]
@@ -83,7 +83,7 @@ def _check_cost(cost: Any) -> None:
         price = getattr(cost, name)
         if price is None:
             continue
-        if type(price) not in (int, float) or not math.isfinite(price) or price < 0:
+        if not finite_number(price) or price < 0:
             _refuse(f"cost.{name}", "a finite price >= 0 (USD per million tokens) or None", price)
 
 

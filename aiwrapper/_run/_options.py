@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from math import isfinite
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from .._knowledge._modelrules import DYNAMIC_THINKING, THINKING_BUDGETS
+from .._wire._numbers import finite_number
 from .._wire._sizelimits import SizeLimits
 
 if TYPE_CHECKING:
@@ -249,19 +249,19 @@ def _retries_problem(name: str, value: object) -> str | None:
 
 
 def _seconds_problem(name: str, value: object) -> str | None:
-    if _is_number(value) and value > 0:  # type: ignore[operator]
+    if finite_number(value) and value > 0:  # type: ignore[operator]
         return None
     return f"{name} must be a positive number of seconds, not {value!r:.80}"
 
 
 def _temperature_problem(name: str, value: object) -> str | None:
-    if _is_number(value) and value >= 0:  # type: ignore[operator]
+    if finite_number(value) and value >= 0:  # type: ignore[operator]
         return None
     return f"{name} must be a number of at least 0, not {value!r:.80}"
 
 
 def _top_p_problem(name: str, value: object) -> str | None:
-    if _is_number(value) and 0 <= value <= 1:  # type: ignore[operator]
+    if finite_number(value) and 0 <= value <= 1:  # type: ignore[operator]
         return None
     return f"{name} must be a number from 0 to 1, not {value!r:.80}"
 
@@ -271,14 +271,14 @@ def _seed_problem(name: str, value: object) -> str | None:
 
 
 def _penalty_problem(name: str, value: object) -> str | None:
-    if _is_number(value) and -2 <= value <= 2:  # type: ignore[operator]
+    if finite_number(value) and -2 <= value <= 2:  # type: ignore[operator]
         return None
     return f"{name} must be a number from -2 to 2, not {value!r}"
 
 
 def _logit_bias_problem(name: str, value: object) -> str | None:
     if isinstance(value, Mapping) and all(
-        isinstance(token, str) and _is_number(bias) and -100 <= bias <= 100
+        isinstance(token, str) and finite_number(bias) and -100 <= bias <= 100
         for token, bias in value.items()
     ):
         return None
@@ -291,17 +291,6 @@ def _user_problem(name: str, value: object) -> str | None:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    """A finite int or float: NaN and the infinities compare false or true to any bound, and
-    never make valid JSON; an int too large for a float is no setting either."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    try:
-        return isfinite(value)
-    except OverflowError:
-        return False
 
 
 def _choice_problem(name: str, choice: object) -> str | None:

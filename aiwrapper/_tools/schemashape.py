@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from math import isfinite
 from typing import Any
 
 from .._errors import ToolDefinitionError
+from .._wire._numbers import finite_number
 
 __all__ = ["MAX_NESTING", "check_nesting", "check_schema_shape"]
 
@@ -88,10 +88,6 @@ def _wrong(tool_name: str, path: str, expected: str, value: Any) -> ToolDefiniti
     return ToolDefinitionError(f"tool {tool_name!r}: {path} must be {expected}, not {value!r:.80}")
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and isfinite(value)
-
-
 def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -121,7 +117,7 @@ _SUBSCHEMAS: dict[str, str] = {
 }
 _STRING = ("a string", lambda v: isinstance(v, str))
 _COUNT = ("an int of at least 0", _is_count)
-_NUMBER = ("a finite number", _is_number)
+_NUMBER = ("a finite number", finite_number)
 _LEAVES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "type": ("a type name or a list of them", lambda v: isinstance(v, str) or _is_string_list(v)),
     "required": ("a list of property names", _is_string_list),
@@ -129,11 +125,11 @@ _LEAVES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     **dict.fromkeys(("$ref", "description", "title", "format"), _STRING),
     "pattern": ("a regular expression", _is_regex),
     **dict.fromkeys(("minimum", "maximum"), _NUMBER),
-    "multipleOf": ("a number above 0", lambda v: _is_number(v) and v > 0),
+    "multipleOf": ("a number above 0", lambda v: finite_number(v) and v > 0),
     # A number, or (JSON Schema draft 4) a flag on minimum / maximum.
     **dict.fromkeys(
         ("exclusiveMinimum", "exclusiveMaximum"),
-        ("a finite number", lambda v: isinstance(v, bool) or _is_number(v)),
+        ("a finite number", lambda v: isinstance(v, bool) or finite_number(v)),
     ),
     **dict.fromkeys(("minLength", "maxLength", "minItems", "maxItems"), _COUNT),
     **dict.fromkeys(("minProperties", "maxProperties"), _COUNT),

@@ -7,10 +7,10 @@ without importing httpx: the transport is loaded only when a model is built.
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import isfinite
 from typing import TYPE_CHECKING, TypedDict
 
 from .._errors import ConfigError
+from ._numbers import finite_number
 
 if TYPE_CHECKING:
     import httpx
@@ -49,18 +49,14 @@ def check_http_settings(**settings: object) -> None:
             raise ConfigError(problem)
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and isfinite(value)
-
-
 def _timeout_problem(name: str, value: object) -> str | None:
-    if value is None or (_is_number(value) and value > 0):  # type: ignore[operator]
+    if value is None or (finite_number(value) and value > 0):  # type: ignore[operator]
         return None
     return f"{name} must be a positive number of seconds or None, not {value!r}"
 
 
 def _delay_problem(name: str, value: object) -> str | None:
-    if _is_number(value) and value >= 0:  # type: ignore[operator]
+    if finite_number(value) and value >= 0:  # type: ignore[operator]
         return None
     return f"{name} must be a number of seconds, at least 0, not {value!r}"
 

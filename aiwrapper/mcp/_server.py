@@ -21,6 +21,7 @@ import mcp.types as types
 from .._errors import ConfigError
 from .._tools import Tool
 from .._tools.sources import ToolFeed, ToolSource
+from .._wire._numbers import finite_number
 from ._connection import MESSAGE_BYTES, Connection, TransportSpec
 from ._tools import Caller, ToolOptions, make_tools
 
@@ -168,9 +169,7 @@ def _bounded(spec: TransportSpec, common: dict[str, Any]) -> TransportSpec:
     if type(cap) is not int or cap < 1:
         raise ConfigError(f"max_message_bytes must be an int of at least 1, not {cap!r}")
     timeout = common.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0
-    ):
+    if timeout is not None and not (finite_number(timeout) and timeout > 0):
         raise ConfigError(f"timeout must be a positive number of seconds, not {timeout!r}")
     return replace(spec, timeout=timeout, max_message_bytes=cap)
 
