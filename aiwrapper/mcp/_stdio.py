@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -175,9 +176,40 @@ def _answered_request(line: bytes) -> int | str | None:
     """The id of the request a JSON-RPC answer the ``mcp`` package could not read is for."""
     try:
         data = json.loads(line)
-    except (ValueError, RecursionError):
+    except RecursionError:  # nested past the parser's depth: its top level read without it
+        data = _top_level(line.decode("utf-8", errors="replace"))
+    except ValueError:
         return None
     if not isinstance(data, dict) or not ("result" in data or "error" in data):
         return None
     ident = data.get("id")
     return ident if isinstance(ident, (int, str)) and not isinstance(ident, bool) else None
+
+
+# A JSON string, or one of the characters that change the nesting or end a value.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+
+
+def _top_level(text: str) -> dict[str, object]:
+    """An object's top-level keys, each with its value when that is a string or an integer
+    (deeper values as None), read with no recursion however deep the rest is nested."""
+    found: dict[str, object] = {}
+    depth, key = 0, None
+    for token in _TOKEN.finditer(text):
+        kind = token.group()
+        if kind in "{[":
+            depth += 1
+        elif kind in "}]":
+            depth -= 1
+        elif depth == 1 and kind == ":" and key is not None:
+            found[key] = _scalar(text, token.end())
+        elif depth == 1 and kind[0] == '"':
+            key = json.loads(kind)
+    return found
+
+
+def _scalar(text: str, start: int) -> object:
+    """The string or integer at ``start`` (after a colon), or None for anything else."""
+    value = text[start : start + 200].lstrip()
+    match = re.match(r'-?\d+|"(?:[^"\\]|\\.)*"', value)
+    return json.loads(match.group()) if match else None

@@ -5,6 +5,8 @@ Run as ``python raw_server.py BEHAVIOUR [ARG]``:
 - ``silent``: reads its stdin and never answers anything (not even ``initialize``);
 - ``unlisted``: answers the handshake, and never answers ``tools/list``;
 - ``nested``: answers the handshake, then lists a tool whose schema is nested 100 levels deep;
+- ``deep``: answers the handshake, then lists a tool whose schema is nested 3,000 levels deep,
+  past any JSON parser's recursion limit (written out by hand: ``json.dumps`` cannot);
 - ``noisy``: prints a line of plain text to stdout before each answer;
 - ``stderr MB``: writes ``MB`` megabytes of stderr, ending with ``last words``, and exits;
 - ``big MB``: its tool ``big`` answers ``MB`` megabytes of text;
@@ -81,7 +83,13 @@ def main() -> None:
         request = json.loads(line)
         if request.get("method") == "tools/list" and BEHAVIOUR == "unlisted":
             continue
-        if BEHAVIOUR != "silent" and "id" in request and "method" in request:
+        if request.get("method") == "tools/list" and BEHAVIOUR == "deep":
+            schema = '{"type":"object","properties":{"x":' * 3000 + "{}" + "}}" * 3000
+            tool = '{"name":"echo","description":"a tool","inputSchema":' + schema + "}"
+            sys.stdout.write('{"jsonrpc":"2.0","result":{"tools":[' + tool + ']},"id":')
+            sys.stdout.write(json.dumps(request["id"]) + "}\n")
+            sys.stdout.flush()
+        elif BEHAVIOUR != "silent" and "id" in request and "method" in request:
             send(answer(request))
 
 

@@ -108,6 +108,15 @@ async def test_an_unreadable_tool_list_is_a_prompt_error_naming_the_server() -> 
     assert time.monotonic() - started < 20  # not the run timeout: at once
 
 
+async def test_a_tool_list_nested_past_any_parsers_depth_is_a_prompt_error() -> None:
+    # The answer's id comes after its 3,000-deep result: found without recursion, so the
+    # listing fails at once instead of waiting for a timeout nobody set.
+    with anyio.fail_after(20):
+        with pytest.raises(ConnectionError) as caught:
+            await Lang.scripted(["never"]).ask("go", functions=[raw("deep")])
+    assert str(caught.value).startswith(f"cannot list the tools of MCP server {sys.executable} ")
+
+
 def running(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie nobody reaped yet counts as gone)."""
     try:
