@@ -14,7 +14,7 @@ with an event per retry, and passes its context upstream as a W3C ``traceparent`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Collection, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -209,10 +209,12 @@ def on_retry(attempt: int, reason: str, delay: float) -> None:
 
 
 @contextmanager
-def server_span(exchange: Any) -> Iterator[None]:
+def server_span(exchange: Any, known: Collection[str] = ()) -> Iterator[None]:
     """The gateway's span of one HTTP request, continuing the client's ``traceparent``.
 
-    ``exchange`` has the ASGI ``scope`` and, once answered, the response ``status``.
+    ``exchange`` has the ASGI ``scope`` and, once answered, the response ``status``. Only a
+    path in ``known`` (the gateway's own endpoints) names the span and its ``http.route``:
+    any other path is the client's to choose, and would make names without end.
     """
     api = otel()
     if api is None:
@@ -243,13 +245,13 @@ def server_span(exchange: Any) -> Iterator[None]:
         raise
     finally:
         api.context.detach(token)
-        _answered(api, span, exchange.status, f"{method} {path}")
+        _answered(api, span, exchange.status, f"{method} {path}" if path in known else None)
 
 
-def _answered(api: Otel, span: Any, status: int | None, route: str) -> None:
+def _answered(api: Otel, span: Any, status: int | None, route: str | None) -> None:
     if status is not None:
         span.set_attribute("http.response.status_code", status)
-        if status != 404:  # a known endpoint: a low-cardinality route names the span
+        if route is not None:  # one of the gateway's endpoints: few names, all its own
             span.set_attribute("http.route", route.partition(" ")[2])
             span.update_name(route)
         if status >= 500:

@@ -104,7 +104,8 @@ class Gateway:
             exchange = Exchange(scope, receive, send)
             began = time.perf_counter()
             try:
-                with server_span(exchange):  # telemetry: continues the client's traceparent
+                known = {"/healthz", "/v1/models", *self._fronts.by_path}
+                with server_span(exchange, known):  # telemetry: continues the traceparent
                     await self._handle(exchange)
             finally:
                 _log(exchange, time.perf_counter() - began)

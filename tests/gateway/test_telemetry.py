@@ -109,3 +109,16 @@ async def test_an_unknown_path_is_named_by_its_method_alone(recorded: Recorded) 
         "http.response.status_code": 404,
     }
     assert server.status.status_code == StatusCode.UNSET
+
+
+async def test_a_refused_request_to_a_path_of_the_clients_making_names_no_span(
+    recorded: Recorded,
+) -> None:
+    gateway = Gateway({}, api_keys=["sk-gateway"])
+    transport = httpx.ASGITransport(app=gateway, client=("127.0.0.1", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        response = await client.post("/user/0/secret-token-0", json={})
+    assert response.status_code == 401  # refused before any route is looked up
+    (server,) = recorded.spans()
+    assert server.name == "POST"
+    assert "http.route" not in attributes(server)
