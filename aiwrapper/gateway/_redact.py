@@ -17,6 +17,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx
 
+from .._run._options import merge_options
+
 if TYPE_CHECKING:
     from .._lang import Lang
 
@@ -25,6 +27,9 @@ __all__ = ["REDACTED", "Redactor", "printable", "scrub"]
 REDACTED = "[redacted]"
 _SECRET_NAME = re.compile(r"key|token|secret|passw|credential|auth", re.IGNORECASE)
 _URL_NAME = re.compile(r"url|host|endpoint", re.IGNORECASE)
+# Settings named like a credential that hold a field's name (``max_tokens_field``: "max_tokens"):
+# replacing those words in an upstream's message would hide what it says.
+_NOT_SECRETS = ("_field", "_fields", "_name", "_names")
 _MIN_SECRET = 4  # shorter values are no credential, and replacing them would garble text
 _DEPTH = 3  # model -> provider -> its config (Vertex's token, say)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
@@ -38,6 +43,8 @@ class Redactor:
     def __init__(self, lang: Lang) -> None:
         found: set[str] = set()
         _collect(lang.model, found, _DEPTH)
+        # Headers the route sends on every request (a proxy's auth, say) are credentials too.
+        found.update(_header_secrets(merge_options(lang.options).extra_headers or {}))
         self.secrets = sorted((s for s in found if len(s) >= _MIN_SECRET), key=len, reverse=True)
         self.host = _host(lang)
 
@@ -63,7 +70,7 @@ def printable(text: str, limit: int = 500) -> str:
 def _collect(obj: object, found: set[str], depth: int) -> None:
     for name, value in _fields(obj):
         if isinstance(value, str):
-            if _SECRET_NAME.search(name):
+            if _SECRET_NAME.search(name) and not name.endswith(_NOT_SECRETS):
                 found.add(value)
             elif _URL_NAME.search(name):
                 found.update(_url_secrets(value))

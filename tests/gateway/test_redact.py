@@ -56,3 +56,15 @@ def test_userinfo_and_query_strings_are_cut_from_any_url() -> None:
 def test_printable_escapes_control_characters_and_clips() -> None:
     assert printable("a\nb\r\x1b\u2028c") == "a\\x0ab\\x0d\\x1b\\x2028c"
     assert printable("x" * 50, 10) == "xxxxxxx..."
+
+
+def test_a_setting_named_like_a_credential_that_holds_a_field_name_is_no_secret() -> None:
+    redact = Redactor(Lang.openai_compatible(preset="groq", model="m", api_key="gsk_secret_1234"))
+    text = "max_tokens is too large; max_completion_tokens too"
+    assert redact(text) == text
+
+
+def test_the_routes_own_header_credentials_are_redacted() -> None:
+    options = {"extra_headers": {"Helicone-Auth": "Bearer hk-abcdef", "X-Tenant": "t1"}}
+    redact = Redactor(Lang.openai(api_key="sk-test-1234", options=options))
+    assert redact("refused hk-abcdef for tenant t1") == "refused [redacted] for tenant t1"
