@@ -55,11 +55,13 @@ class BearerToken:
         token = self._token
         if token is not None and self._fresh():
             return token
-        return await anyio.to_thread.run_sync(self._current)
+        # A cancelled request stops waiting at once; the fetch it waited on still finishes,
+        # in its thread, and keeps the token for the next request.
+        return await anyio.to_thread.run_sync(self._current, abandon_on_cancel=True)
 
     async def refresh(self, stale: str) -> str:
         """A token other than ``stale`` (refused by the server), fetched at most once."""
-        return await anyio.to_thread.run_sync(self._replace, stale)
+        return await anyio.to_thread.run_sync(self._replace, stale, abandon_on_cancel=True)
 
     def _fresh(self) -> bool:
         return self._expiry is None or self._clock() < self._expiry - self._margin

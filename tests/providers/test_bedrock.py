@@ -564,3 +564,18 @@ def test_an_explicit_profile_wins_over_a_key_in_the_environment(
     lang = Lang.bedrock(MODEL, region="us-west-2", profile="work")
     assert lang.model.provider.api_key is None  # type: ignore[attr-defined]
     assert lang.model.provider.signer is not None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"thinking": 5000, "max_tokens": 2000}, "larger than the thinking budget"),
+        ({"thinking": 2048, "temperature": 0.2}, "temperature"),
+        ({"thinking": 2048, "function_call": "required"}, "forced to call a tool while thinking"),
+    ],
+)
+def test_claude_on_bedrock_refuses_what_claude_refuses_before_the_request(
+    options: dict[str, Any], match: str
+) -> None:
+    with pytest.raises(ConfigError, match=match):
+        provider().encode(request(**options))

@@ -31,7 +31,7 @@ from ..._run._options import LangOptions
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import extra_sampling, merge_extra_body, refuse_unenforceable, stop_sequences
-from ..anthropic._models import encode_thinking, family_for
+from ..anthropic._models import encode_sampling, encode_thinking, family_for
 from ._aws_auth import SigV4Signer
 from ._cache import caches, place_cache_points
 from ._decode import BedrockStreamDecoder, decode_converse
@@ -138,6 +138,12 @@ def _tool_config(request: ProviderRequest) -> dict[str, Any] | None:
             )
         return None
     refuse_unenforceable(NAME, choice, request.options, forbids_parallel_calls=False)
+    forced = choice is not None and choice.mode in ("required", "named")
+    if forced and request.options.thinking and "anthropic.claude" in request.model:
+        raise errors.ConfigError(
+            "Claude cannot be forced to call a tool while thinking (function_call="
+            f"{request.options.function_call!r}); leave thinking off or the choice to the model"
+        )
     config: dict[str, Any] = {"tools": [read_only_schema(t, NAME) for t in request.tools]}
     if choice is not None and choice.mode == "required":
         config["toolChoice"] = {"any": {}}
@@ -169,7 +175,17 @@ def _thinking(options: LangOptions, model: str) -> tuple[dict[str, Any], int]:
             f"Bedrock: the thinking option is sent for Claude models only, not {model!r}; pass "
             "the model's own field through extra_body={'additionalModelRequestFields': {...}}"
         )
-    return encode_thinking(options.thinking, family_for(claude), max_tokens=options.max_tokens)
+    family = family_for(claude)
+    thinking = encode_thinking(options.thinking, family, max_tokens=options.max_tokens)
+    # Claude refuses these on Bedrock as on Anthropic's API: refused here, before the request.
+    encode_sampling(options, family, claude, thinking_on=True)
+    budget = thinking[0].get("thinking", {}).get("budget_tokens")
+    if budget is not None and options.max_tokens is not None and options.max_tokens <= budget:
+        raise errors.ConfigError(
+            f"max_tokens ({options.max_tokens}) must be larger than the thinking budget "
+            f"({budget}): thinking tokens count toward max_tokens"
+        )
+    return thinking
 
 
 def _inference(options: LangOptions, reserve: int) -> dict[str, Any]:
