@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import json.scanner
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -47,8 +48,10 @@ logger = logging.getLogger("aiwrapper.gateway")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole request body: a trickle holds no slot longer
-# Smaller bodies parse in well under a millisecond: a worker thread would cost more than that.
-_INLINE_BODY_BYTES = 64 * 1024
+# Smaller bodies are read and decoded on the loop: a worker thread would cost more than they do.
+_INLINE_BODY_BYTES = 8 * 1024
+# Past this size json's C parser would hold the GIL (and so the loop) for more than a few ms.
+_PREEMPTIBLE_BODY_BYTES = 256 * 1024
 # One model request per client request: the client executes the calls.
 _TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
@@ -205,6 +208,18 @@ class _Decoded:
     messages: LangMessages  # the request's, with packed call state unpacked, in call order
 
 
+def _parse(body: bytes) -> Any:
+    """The body's JSON. json's C parser holds the GIL for the whole document (about 25 ms a
+    MiB of small values), which stalls the event loop even from a worker thread; past
+    ``_PREEMPTIBLE_BODY_BYTES`` the pure-Python scanner is used instead, slower but giving the
+    loop the GIL at every switch interval, while strings are still read in C."""
+    if len(body) < _PREEMPTIBLE_BODY_BYTES:
+        return json.loads(body)
+    decoder = json.JSONDecoder()
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    return decoder.decode(body.decode("utf-8"))
+
+
 async def _decoded(front: Frontend, body: bytes) -> _Decoded:
     """The client's request; a big body is parsed in a worker thread, off the event loop."""
     if len(body) < _INLINE_BODY_BYTES:
@@ -214,7 +229,7 @@ async def _decoded(front: Frontend, body: bytes) -> _Decoded:
 
 def _decode(front: Frontend, body: bytes) -> _Decoded:
     try:
-        parsed = json.loads(body)
+        parsed = _parse(body)
     except (ValueError, RecursionError) as exc:
         raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
     try:
