@@ -571,7 +571,7 @@ def test_an_explicit_profile_wins_over_a_key_in_the_environment(
     [
         ({"thinking": 5000, "max_tokens": 2000}, "larger than the thinking budget"),
         ({"thinking": 2048, "temperature": 0.2}, "temperature"),
-        ({"thinking": 2048, "function_call": "required"}, "forced to call a tool while thinking"),
+        ({"thinking": 2048, "function_call": "required"}, "forcing a tool call"),
     ],
 )
 def test_claude_on_bedrock_refuses_what_claude_refuses_before_the_request(

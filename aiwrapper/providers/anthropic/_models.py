@@ -18,7 +18,7 @@ all decoding ``_decode.py``'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MIN_BUDGET",
     "ModelFamily",
+    "check_budget_fits",
     "check_thinking_turn",
     "encode_sampling",
     "encode_thinking",
@@ -247,3 +248,20 @@ def check_thinking_turn(messages: Sequence[dict[str, Any]], own_ids: set[str]) -
 
 def _has_block(message: dict[str, Any], kind: str) -> bool:
     return message["role"] == "user" and any(b.get("type") == kind for b in message["content"])
+
+
+def check_budget_fits(
+    max_tokens: int, thinking: Mapping[str, Any], *, interleaved: bool = False
+) -> None:
+    """Refuse a thinking budget ``max_tokens`` cannot hold: thinking counts toward it (with
+    interleaved thinking, the budget may exceed it).
+
+    Raises:
+        ConfigError: The budget is ``max_tokens`` or more.
+    """
+    budget = thinking.get("thinking", {}).get("budget_tokens")
+    if budget is not None and max_tokens <= budget and not interleaved:
+        raise errors.ConfigError(
+            f"max_tokens ({max_tokens}) must be larger than the thinking budget "
+            f"({budget}): Anthropic counts thinking tokens toward max_tokens"
+        )

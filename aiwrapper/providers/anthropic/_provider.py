@@ -45,6 +45,7 @@ from ._decode import AnthropicStreamDecoder
 from ._encode import encode_extra_sampling, encode_messages, own_call_ids
 from ._errors import error_from_response
 from ._models import (
+    check_budget_fits,
     check_thinking_turn,
     encode_sampling,
     encode_thinking,
@@ -188,14 +189,8 @@ class AnthropicProvider:
             if limit is not None:
                 return limit
             return (self.default_max_tokens or _FALLBACK_MAX_TOKENS) + reserve
-        budget = thinking.get("thinking", {}).get("budget_tokens")
-        # With interleaved thinking the budget may exceed max_tokens.
         interleaved = any(beta.startswith("interleaved-thinking") for beta in self.betas)
-        if budget is not None and options.max_tokens <= budget and not interleaved:
-            raise errors.ConfigError(
-                f"max_tokens ({options.max_tokens}) must be larger than the thinking budget "
-                f"({budget}): Anthropic counts thinking tokens toward max_tokens"
-            )
+        check_budget_fits(options.max_tokens, thinking, interleaved=interleaved)
         return options.max_tokens
 
     def _headers(self, options: LangOptions) -> dict[str, str]:

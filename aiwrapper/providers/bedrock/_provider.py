@@ -19,7 +19,7 @@ Decisions where the wire leaves a choice:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -31,7 +31,13 @@ from ..._run._options import LangOptions
 from ..._tools.decorator import read_only_schema
 from ..._wire._httpcall import HttpCall
 from .._base import extra_sampling, merge_extra_body, refuse_unenforceable, stop_sequences
-from ..anthropic._models import encode_sampling, encode_thinking, family_for
+from ..anthropic._models import (
+    check_budget_fits,
+    encode_sampling,
+    encode_thinking,
+    encode_tool_choice,
+    family_for,
+)
 from ._aws_auth import SigV4Signer
 from ._cache import caches, place_cache_points
 from ._decode import BedrockStreamDecoder, decode_converse
@@ -93,7 +99,7 @@ class BedrockProvider:
         if tool_config is not None:
             body["toolConfig"] = tool_config
         extra_sampling(options, NAME, {})  # Converse has none of them: each is refused by name
-        thinking, reserve = _thinking(options, request.model)
+        thinking, reserve = _thinking(request)
         inference = _inference(options, reserve)
         if inference:
             body["inferenceConfig"] = inference
@@ -138,12 +144,6 @@ def _tool_config(request: ProviderRequest) -> dict[str, Any] | None:
             )
         return None
     refuse_unenforceable(NAME, choice, request.options, forbids_parallel_calls=False)
-    forced = choice is not None and choice.mode in ("required", "named")
-    if forced and request.options.thinking and "anthropic.claude" in request.model:
-        raise errors.ConfigError(
-            "Claude cannot be forced to call a tool while thinking (function_call="
-            f"{request.options.function_call!r}); leave thinking off or the choice to the model"
-        )
     config: dict[str, Any] = {"tools": [read_only_schema(t, NAME) for t in request.tools]}
     if choice is not None and choice.mode == "required":
         config["toolChoice"] = {"any": {}}
@@ -152,14 +152,14 @@ def _tool_config(request: ProviderRequest) -> dict[str, Any] | None:
     return config
 
 
-def _holds_calls(messages: list[LangMessage] | Any) -> bool:
+def _holds_calls(messages: Sequence[LangMessage]) -> bool:
     return any(
         message.role == "tool" or any(isinstance(p, ToolCallPart) for p in message.parts)
         for message in messages
     )
 
 
-def _thinking(options: LangOptions, model: str) -> tuple[dict[str, Any], int]:
+def _thinking(request: ProviderRequest) -> tuple[dict[str, Any], int]:
     """Claude's thinking fields, sent through ``additionalModelRequestFields``, and the tokens
     to reserve for them.
 
@@ -167,6 +167,7 @@ def _thinking(options: LangOptions, model: str) -> tuple[dict[str, Any], int]:
         ConfigError: Thinking asked of a model that is not Claude: Converse has no common
             field for it, and each other family takes its own in ``extra_body``.
     """
+    options, model = request.options, request.model
     if options.thinking is None or options.thinking is False:
         return {}, 0
     _, found, claude = model.partition("anthropic.")  # "us.anthropic.claude-..."
@@ -177,14 +178,11 @@ def _thinking(options: LangOptions, model: str) -> tuple[dict[str, Any], int]:
         )
     family = family_for(claude)
     thinking = encode_thinking(options.thinking, family, max_tokens=options.max_tokens)
-    # Claude refuses these on Bedrock as on Anthropic's API: refused here, before the request.
+    # Claude refuses these on Bedrock as on Anthropic's API: the same checks, before the request.
     encode_sampling(options, family, claude, thinking_on=True)
-    budget = thinking[0].get("thinking", {}).get("budget_tokens")
-    if budget is not None and options.max_tokens is not None and options.max_tokens <= budget:
-        raise errors.ConfigError(
-            f"max_tokens ({options.max_tokens}) must be larger than the thinking budget "
-            f"({budget}): thinking tokens count toward max_tokens"
-        )
+    encode_tool_choice(request.tool_choice, options, request.tool_names, thinking_on=True)
+    if options.max_tokens is not None:
+        check_budget_fits(options.max_tokens, thinking[0])
     return thinking
 
 
