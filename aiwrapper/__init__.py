@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ._conversation._media import Document, Image
 from ._conversation._messages import LangMessage, LangMessages
 from ._conversation._result import FunctionCall, LangResult, RequestUsage, Usage
 from ._conversation._runevents import (
@@ -69,7 +70,9 @@ __all__ = [
     "ConfigError",
     "ConnectionError",
     "Context",
+    "Document",
     "FunctionCall",
+    "Image",
     "Lang",
     "LangMessage",
     "LangMessages",

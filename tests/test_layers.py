@@ -18,6 +18,7 @@ GROUND_FLOOR = {
     "aiwrapper._conversation._call",
     "aiwrapper._knowledge._modelinfo",
     "aiwrapper._conversation._parts",
+    "aiwrapper._conversation._media",
     "aiwrapper._conversation._serialize",
     "aiwrapper._errors",
     "aiwrapper._wire._jsontext",

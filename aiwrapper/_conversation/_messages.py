@@ -17,8 +17,8 @@ from .._errors import ConfigError
 from ._call import FunctionCall
 from ._message_dicts import read_message_dict
 from ._parts import (
-    ImagePart,
     JSONValue,
+    MediaPart,
     OpaquePart,
     Part,
     ProviderState,
@@ -30,10 +30,10 @@ from ._parts import (
 from ._serialize import serialize_result
 
 __all__ = [
-    "ImagePart",
     "JSONValue",
     "LangMessage",
     "LangMessages",
+    "MediaPart",
     "OpaquePart",
     "Part",
     "ProviderState",
@@ -106,12 +106,16 @@ class LangMessage:
         *,
         is_error: bool = False,
         error_type: str | None = None,
-        images: Iterable[ImagePart] = (),
+        parts: Iterable[TextPart | MediaPart] | None = None,
     ) -> LangMessage:
-        """The result of ``call`` as the model will see it (``images`` after the text)."""
+        """The result of ``call`` as the model will see it.
+
+        ``parts`` (text, images and documents in the tool's order) replace ``content`` when
+        the result holds more than text.
+        """
         return cls(
             "tool",
-            [TextPart(content), *images],
+            [TextPart(content)] if parts is None else list(parts),
             tool_call_id=call.id,
             name=call.name,
             is_error=is_error,

@@ -1,4 +1,4 @@
-"""The parts of a message: text, thinking, tool calls, images and opaque provider blocks.
+"""The parts of a message: text, thinking, tool calls, images and documents, opaque blocks.
 
 Plain data on the ground floor of the package, below the messages that hold these parts and
 the reader of message dicts that builds them. Opaque provider state (signatures, redacted
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from ._call import FunctionCall
+from ._media import Document, Image
 
 __all__ = [
-    "ImagePart",
     "JSONValue",
+    "MediaPart",
     "OpaquePart",
     "Part",
     "ProviderState",
@@ -81,18 +82,15 @@ class OpaquePart:
 
 
 @dataclass(slots=True)
-class ImagePart:
-    """An image in a tool result (an MCP tool's screenshot, say), sent as an image where the
-    provider takes images in tool results and described in text elsewhere."""
+class MediaPart:
+    """An image or a document: in a prompt, a tool result, or a model's answer."""
 
-    data: str  # base64
-    media_type: str
+    media: Image | Document
     state: ProviderState | None = None
 
     def describe(self) -> str:
-        """The image as text, for wires that take no images in tool results."""
-        size = len(self.data) * 3 // 4 - self.data[-2:].count("=")  # base64 padding
-        return f"[{self.media_type} image of about {size} bytes, which this model cannot be shown]"
+        """The part as text, for a model or wire that cannot be shown it."""
+        return self.media.describe()
 
 
-Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart, ImagePart]
+Part = Union[TextPart, ThinkingPart, ToolCallPart, OpaquePart, MediaPart]

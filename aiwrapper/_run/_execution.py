@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
-from .._conversation._messages import ImagePart, LangMessage
+from .._conversation._media import Media
+from .._conversation._messages import LangMessage, MediaPart, TextPart
 from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
-from .._tools import Context, Tool, ToolContent, serialize_result
+from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._options import LangOptions
@@ -46,7 +47,7 @@ class ToolOutcome:
     content: str
     is_error: bool = False
     error_type: str | None = None
-    images: tuple[ImagePart, ...] = ()
+    parts: tuple[TextPart | MediaPart, ...] | None = None  # when more than text
 
 
 class _Failure(Exception):
@@ -333,8 +334,11 @@ class CallExecutor:
         value = await self._call_with_timeout(tool, call, validated)
         if isinstance(value, ToolContent):  # written for the model already (MCP results)
             call.result, call.status = value.value, "done"
-            return ToolOutcome(value.text, images=value.images)
+            return _content_outcome(value)
         call.result, call.status = value, "done"
+        content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
+        if content is not None:
+            return _content_outcome(content)
         return ToolOutcome(serialize_result(value))
 
     def _tool_for(self, call: FunctionCall) -> Tool:
@@ -392,13 +396,24 @@ def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
     return ToolOutcome(call.error, True, name)
 
 
+def _content_outcome(content: ToolContent) -> ToolOutcome:
+    if not content.has_media:
+        return ToolOutcome(content.text)
+    return ToolOutcome(content.text, parts=content.parts)
+
+
 def _result_message(call: FunctionCall, outcome: ToolOutcome, limit: int) -> LangMessage:
+    parts = outcome.parts
+    if parts is not None:  # each text clipped alone: the images and documents stay whole
+        parts = tuple(
+            TextPart(clip_text(p.text, limit)) if isinstance(p, TextPart) else p for p in parts
+        )
     return LangMessage.tool_result(
         call,
         clip_text(outcome.content, limit),  # a huge result must not flood the model's context
         is_error=outcome.is_error,
         error_type=outcome.error_type,
-        images=outcome.images,
+        parts=parts,
     )
 
 

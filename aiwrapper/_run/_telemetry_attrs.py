@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._conversation._messages import LangMessage
-from .._conversation._parts import ImagePart, TextPart, ThinkingPart, ToolCallPart
+from .._conversation._parts import MediaPart, TextPart, ThinkingPart, ToolCallPart
 
 if TYPE_CHECKING:
     from ._contract import ProviderRequest
@@ -85,6 +85,6 @@ def _parts(message: LangMessage) -> list[dict[str, Any]]:
             call = part.call
             tool_call = {"type": "tool_call", "id": call.id, "name": call.name}
             parts.append({**tool_call, "arguments": call.arguments})
-        elif isinstance(part, ImagePart):  # the bytes stay out: a trace is no image store
-            parts.append({"type": "image", "mime_type": part.media_type})
+        elif isinstance(part, MediaPart):  # the bytes stay out: a trace is no image store
+            parts.append({"type": part.media.kind, "mime_type": part.media.media_type})
     return parts  # opaque provider blocks (signatures, server tools) are not content

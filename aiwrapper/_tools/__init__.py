@@ -12,7 +12,7 @@ from .context import Context, Param
 from .decorator import Tool, tool
 from .definitions import to_tool, to_tools
 from .dialects import dialect_names
-from .results import ToolContent, serialize_result
+from .results import ToolContent, media_content, serialize_result
 from .sample import sample_arguments
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Param",
     "Tool",
     "ToolContent",
+    "media_content",
     "sample_arguments",
     "serialize_result",
     "to_tool",

@@ -9,20 +9,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._conversation._parts import ImagePart
+from .._conversation._media import Media
+from .._conversation._parts import MediaPart, TextPart
 from .._conversation._serialize import serialize_result, to_jsonable
 
-__all__ = ["ToolContent", "serialize_result", "to_jsonable"]
+__all__ = ["ToolContent", "media_content", "serialize_result", "to_jsonable"]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolContent:
-    """A result already written for the model, as text and images (an MCP tool's result).
+    """A result already written for the model: text, images and documents, in order.
 
-    The loop sends ``text`` and ``images`` as they are and keeps ``value`` as the call's
+    An MCP tool's result, or a tool's return value holding an ``Image`` or a ``Document``.
+    The loop sends ``parts`` as they are and keeps ``value`` as the call's
     ``FunctionCall.result``.
     """
 
-    text: str
-    images: tuple[ImagePart, ...] = ()
+    parts: tuple[TextPart | MediaPart, ...]
     value: Any = None
+
+    @property
+    def text(self) -> str:
+        """The text parts, one per line."""
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def has_media(self) -> bool:
+        """Whether an image or a document is among the parts."""
+        return any(isinstance(p, MediaPart) for p in self.parts)
+
+
+def media_content(value: Any) -> ToolContent | None:
+    """A return value holding images or documents as parts, else None (written as text).
+
+    An ``Image`` or a ``Document``, or a list or tuple mixing them with strings (sent as they
+    are) and JSON-able values (written as JSON text), in the tool's order.
+    """
+    if isinstance(value, Media):
+        return ToolContent((MediaPart(value),), value)  # type: ignore[arg-type]
+    if not isinstance(value, (list, tuple)) or not any(isinstance(v, Media) for v in value):
+        return None
+    parts: list[TextPart | MediaPart] = []
+    for item in value:
+        if isinstance(item, Media):
+            parts.append(MediaPart(item))  # type: ignore[arg-type]
+        else:
+            parts.append(TextPart(item if isinstance(item, str) else serialize_result(item)))
+    return ToolContent(tuple(parts), value)

@@ -9,6 +9,8 @@ sent twice; images as image parts; other blocks described), or ``MCPToolError`` 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import hashlib
 import json
@@ -19,8 +21,9 @@ from typing import Any
 
 import mcp.types as types
 
-from .._conversation._messages import ImagePart
-from .._errors import ToolDefinitionError
+from .._conversation._media import DOCUMENT_TYPES, Document, Image
+from .._conversation._messages import MediaPart, TextPart
+from .._errors import ConfigError, ToolDefinitionError
 from .._tools import Tool, ToolContent
 from .._tools.schemanodes import check_refs, compile_schema
 from ._errors import MCPToolError
@@ -124,22 +127,42 @@ def _input_schema(listed: types.Tool, origin: str) -> dict[str, Any]:
 
 
 def to_content(result: types.CallToolResult) -> ToolContent:
-    """A call's result as the model reads it; ``isError`` raises ``MCPToolError``."""
-    texts: list[str] = []
-    images: list[ImagePart] = []
+    """A call's result as the model reads it; ``isError`` raises ``MCPToolError``.
+
+    Text, images, and embedded resources holding an image, a PDF or text become parts in the
+    server's order; what no provider takes (audio, links) is described in words.
+    """
+    parts: list[TextPart | MediaPart] = []
     for block in result.content:
-        if isinstance(block, types.ImageContent):
-            images.append(ImagePart(block.data, block.mime_type))
-        elif isinstance(block, types.TextContent):
-            texts.append(block.text)
+        if isinstance(block, types.TextContent):
+            parts.append(TextPart(block.text))
         else:
-            texts.append(_describe(block))
-    if not texts and result.structured_content is not None:
-        texts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    text = "\n".join(texts)
+            parts.append(_media_part(block) or TextPart(_describe(block)))
+    if not parts and result.structured_content is not None:
+        parts.append(TextPart(json.dumps(result.structured_content, ensure_ascii=False)))
+    content = ToolContent(tuple(parts), result)
     if result.is_error:
-        raise MCPToolError(text or "the tool failed without a message", result)
-    return ToolContent(text, tuple(images), result)
+        raise MCPToolError(content.text or "the tool failed without a message", result)
+    return content
+
+
+def _media_part(block: Any) -> MediaPart | None:
+    """An image block, or a resource holding an image or a document, as a part."""
+    try:
+        if isinstance(block, types.ImageContent):
+            return MediaPart(Image.from_bytes(base64.b64decode(block.data), block.mime_type))
+        resource = getattr(block, "resource", None)
+        if isinstance(block, types.EmbeddedResource) and isinstance(
+            resource, types.BlobResourceContents
+        ):
+            raw = base64.b64decode(resource.blob)
+            mime = resource.mime_type
+            media = Document if mime in DOCUMENT_TYPES or mime is None else Image
+            name = str(resource.uri).rsplit("/", 1)[-1] or None
+            return MediaPart(media.from_bytes(raw, mime, name=name))
+    except (ConfigError, binascii.Error, ValueError):
+        return None  # a type no provider takes, or bytes that are not what they claim
+    return None
 
 
 def _describe(block: Any) -> str:

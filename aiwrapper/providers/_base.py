@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _errors as errors
-from .._conversation._messages import ImagePart, LangMessage
+from .._conversation._messages import LangMessage, MediaPart, TextPart
 from .._run._contract import Provider, ToolChoice
 from .._wire._httpcall import retry_after_seconds
 
@@ -136,9 +136,15 @@ def error_result_text(message: str, error_type: str | None) -> str:
 
 
 def result_text(message: LangMessage) -> str:
-    """A tool result's text, its images described, for wires that take no images in results."""
-    images = [p.describe() for p in message.parts if isinstance(p, ImagePart)]
-    return "\n".join(t for t in [message.content, *images] if t) if images else message.content
+    """A tool result as text, its images and documents described, in order.
+
+    For wires that take neither in tool results.
+    """
+    parts = message.parts
+    if not any(isinstance(p, MediaPart) for p in parts):
+        return message.content
+    texts = (p.text if isinstance(p, TextPart) else p.describe() for p in parts)  # type: ignore[union-attr]
+    return "\n".join(t for t in texts if t)
 
 
 def sampling_fields(

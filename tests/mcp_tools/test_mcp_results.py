@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 pytest.importorskip("mcp")
 
 import mcp.types as types
 
-from aiwrapper._conversation._messages import ImagePart
+from aiwrapper._conversation._media import Image
+from aiwrapper._conversation._messages import MediaPart
 from aiwrapper.mcp import MCPToolError
 from aiwrapper.mcp._tools import exposed_name, to_content
 
@@ -24,6 +27,12 @@ def test_text_blocks_are_joined_and_structured_content_is_not_repeated() -> None
     assert to_content(result).text == "a\nb"
 
 
+PNG_B64 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ"
+    "DwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
 def test_structured_content_is_sent_when_there_is_no_text() -> None:
     result = types.CallToolResult(content=[], structured_content={"x": 1, "ø": "å"})
     assert to_content(result).text == '{"x": 1, "ø": "å"}'
@@ -32,7 +41,7 @@ def test_structured_content_is_sent_when_there_is_no_text() -> None:
 def test_images_become_image_parts_and_other_blocks_are_described() -> None:
     result = types.CallToolResult(
         content=[
-            types.ImageContent(type="image", data="AAAA", mime_type="image/png"),
+            types.ImageContent(type="image", data=PNG_B64, mime_type="image/png"),
             types.AudioContent(type="audio", data="AAAA", mime_type="audio/wav"),
             types.ResourceLink(type="resource_link", uri="file:///a.txt", name="a.txt"),
             types.EmbeddedResource(
@@ -42,8 +51,8 @@ def test_images_become_image_parts_and_other_blocks_are_described() -> None:
         ]
     )
     content = to_content(result)
-    assert content.images == (ImagePart("AAAA", "image/png"),)
-    assert content.text.splitlines() == [
+    assert content.parts[0] == MediaPart(Image.from_bytes(base64.b64decode(PNG_B64)))
+    assert content.text.splitlines() == [  # the image is a part; the rest described
         "[audio/wav audio, not shown]",
         "[resource link: a.txt <file:///a.txt>]",
         "inside b",

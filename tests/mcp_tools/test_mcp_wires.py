@@ -28,7 +28,7 @@ PNG_B64 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ"
     "DwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
-DESCRIBED = "[image/png image of about 70 bytes, which this model cannot be shown]"
+DESCRIBED = "[image/png image of 70 bytes, which this model cannot be shown]"
 
 FIRST = {
     "openai": {

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _errors as errors
 from ..._conversation._messages import (
-    ImagePart,
     LangMessage,
+    MediaPart,
     OpaquePart,
     Part,
     ProviderState,
@@ -136,10 +136,8 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
         "type": "tool_result",
         "tool_use_id": wire_id(message.tool_call_id or ""),
     }
-    images = [_image(p) for p in message.parts if isinstance(p, ImagePart)]
-    if images:  # content as a list of blocks: text first, then each image
-        text = [{"type": "text", "text": message.content}] if message.content else []
-        block["content"] = [*text, *images]
+    if any(isinstance(p, MediaPart) for p in message.parts):  # blocks, in the tool's order
+        block["content"] = [_result_block(p) for p in message.parts if _is_content(p)]
     elif message.content:
         block["content"] = message.content
     if message.is_error:
@@ -150,8 +148,20 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
     return block
 
 
-def _image(part: ImagePart) -> dict[str, Any]:
-    source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+def _is_content(part: Part) -> bool:
+    return isinstance(part, MediaPart) or (isinstance(part, TextPart) and bool(part.text))
+
+
+def _result_block(part: Part) -> dict[str, Any]:
+    if isinstance(part, MediaPart):
+        return _media(part)
+    assert isinstance(part, TextPart)
+    return {"type": "text", "text": part.text}
+
+
+def _media(part: MediaPart) -> dict[str, Any]:
+    media = part.media
+    source = {"type": "base64", "media_type": media.media_type, "data": media.base64()}
     return {"type": "image", "source": source}
 
 
