@@ -159,7 +159,17 @@ async def test_parallel_results_with_images_and_a_document_go_back_as_part_lists
     assert [image.data for image in images] == [RED_DOT, BLUE_BAR]  # what the tools returned
 
 
-async def test_two_more_rounds_resend_the_conversation_with_the_same_bytes() -> None:
+async def test_two_more_rounds_resend_the_conversation_with_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoded: list[int] = []
+    encode = base64.b64encode
+
+    def counted(data: bytes) -> bytes:
+        encoded.append(len(data))
+        return encode(data)
+
+    monkeypatch.setattr(base64, "b64encode", counted)
     server = Server(
         "media_calls.json", "media_answer.json", "media_answer_2.json", "media_answer_3.json"
     )
@@ -178,6 +188,9 @@ async def test_two_more_rounds_resend_the_conversation_with_the_same_bytes() -> 
     )
     assert result.answer == "The PDF has no pages."
     assert len(server.sent) == 4
+    # Each image and PDF encoded once, though the prompt's went out four times and the
+    # results' three: the prompt's image and PDF, then each tool's parts.
+    assert encoded == [len(RED_DOT), len(PDF), len(RED_DOT), len(BLUE_BAR), len(PDF)]
     for before, after in itertools.pairwise(server.sent):
         assert after.startswith(inputs_of(before))
     assert server.sent[3] == (FIXTURES / "request_media_round4.json").read_bytes()
