@@ -32,10 +32,14 @@ MISSING: Any = object()  # what ``read`` returns for a text outside the envelope
 _PROBE_TEXT = '"\\u0000aiwrapper-envelope-probe"'  # a JSON string no server sends
 _PROBE = loads(_PROBE_TEXT)
 _WHITESPACE = " \t\n\r"
-_MOST_WAIT = 1024  # misses between two attempts to learn, at the most
+_MOST_WAIT = 1024  # misses in a row between two attempts to learn, at the most
 # Texts read whole before the first attempt: learning costs about three parses and each text
 # read from the envelope saves most of one, so a stream shorter than this never pays for it.
 _FIRST_WAIT = 16
+# Texts an envelope must have read to have paid for its learning: after such a one, a run of
+# misses is a new shape (another block, say) worth learning at once; after a poorer one, each
+# next attempt waits for twice as many misses in a row.
+_PAID = 4
 
 
 Finder = Callable[[Any], Any]
@@ -55,6 +59,7 @@ class Envelope:
         "_find",
         "_head",
         "_hits",
+        "_hits_seen",
         "_key",
         "_middles",
         "_padding",
@@ -76,8 +81,9 @@ class Envelope:
         self._wanted = 0
         self._tail = ""
         self._hits = 0  # texts read since the envelope was learned
-        self._wait = _FIRST_WAIT  # misses left before learning (again)
-        self._waited = 0  # the last wait (0: never learned), doubled while learning brings no hit
+        self._hits_seen = 0  # ``_hits`` at the last miss: a change means a new run of misses
+        self._wait = _FIRST_WAIT  # misses in a row left before learning (again)
+        self._waited = 0  # the wait of each run of misses (0: never learned)
         self.due = False  # a miss says it is time to learn from the next whole parse
 
     def read(self, text: str) -> Any:
@@ -92,8 +98,11 @@ class Envelope:
             except (StopIteration, ValueError):
                 end = -1
             if end == len(text) - len(tail):
-                self._hits += 1
+                self._hits += 1  # the only work a hit adds: the hot path
                 return value
+        if self._hits != self._hits_seen:  # texts were read since the last miss: a new run
+            self._hits_seen = self._hits
+            self._wait = self._waited
         self._wait -= 1
         self.due = self._wait <= 0
         return MISSING
@@ -120,12 +129,16 @@ class Envelope:
     def learn(self, text: str, parsed: Any) -> None:
         """Take ``text`` (parsed as ``parsed``) as the envelope, when its value can be placed.
 
-        Called when ``due``. While learned envelopes bring no hit (every text differs, say by
-        a field this envelope does not know), each next attempt waits twice as many misses.
+        Called when ``due``. An envelope that paid for its learning is learned again at the
+        first miss (the shape changed: another block, say). While learned envelopes bring
+        little (every text differs, or two shapes take turns, with a padding field and
+        without), each next attempt waits for twice as many misses in a row, so learning never
+        costs more than a small part of the stream's parsing.
         """
         waited = self._waited
-        self._waited = 1 if self._hits or not waited else min(2 * waited, _MOST_WAIT)
-        self._wait, self._hits, self.due = self._waited, 0, False
+        paid = self._hits >= _PAID or not waited
+        self._waited = 1 if paid else min(2 * waited, _MOST_WAIT)
+        self._wait, self._hits, self._hits_seen, self.due = self._waited, 0, 0, False
         self._head, self._middles = None, None
         value = _place(text, parsed, self._key, self._find)
         if value is None:
