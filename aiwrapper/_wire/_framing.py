@@ -13,6 +13,7 @@ only when a CR is actually present.
 
 from __future__ import annotations
 
+import re
 from itertools import repeat
 
 from .._errors import StreamError
@@ -149,51 +150,75 @@ class SSEDecoder(_Framer):
 
 
 def _parse_blocks(text: str) -> list[SSEEvent]:
-    """The events of LF-separated text made of whole events (blank-line separated)."""
+    """The events of LF-separated text made of whole events (blank-line separated).
+
+    The common shapes are cut out with whole-text string operations, which cost a fraction of
+    reading each event's lines on its own: every event one ``data:`` line, or an ``event:``
+    line and one ``data:`` line, with or without the space after the colons, and comment lines
+    (keep-alives) anywhere. Any other text is read block by block.
+    """
+    events = _common_events(text)
+    if events is None and (text[:1] == ":" or "\n:" in text):  # searched only now: ":" is
+        text = _without_comments(text)  # everywhere in JSON, so the search is a slow one
+        events = _common_events(text)
+    if events is not None:
+        return events
+    return [event for block in text.split("\n\n") if (event := _parse_block(block)) is not None]
+
+
+def _common_events(text: str) -> list[SSEEvent] | None:
+    if text[:5] == "data:":
+        return _unnamed_events(text)
+    if text[:6] == "event:":
+        return _named_events(text)
+    return None
+
+
+_COMMENT = re.compile(r"\n:[^\n]*")  # a comment line, with the LF before it
+_BLANKS = re.compile(r"\n\n\n+")  # more than one blank line
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without its comment lines (they mean nothing, wherever they are), and without
+    the runs of blank lines and the blank lines at either end they leave."""
+    text = _BLANKS.sub("\n\n", _COMMENT.sub("", "\n" + text))
+    return text.strip("\n")
+
+
+def _unnamed_events(text: str) -> list[SSEEvent] | None:
+    """The events of text whose every event is one ``data:`` line; else None."""
     if text[:6] == "data: ":
         if "\n" not in text:
             return [(None, text[6:])]  # one event, one data line
-        # Several one-line ``data: ...`` events (the unnamed shape): then every LF belongs to
-        # a "\n\ndata: " separator, which the payloads show by holding none.
+        # Then every LF belongs to a "\n\ndata: " separator, which the payloads show by
+        # holding none.
         payloads = text.split("\n\ndata: ")
         payloads[0] = payloads[0][6:]
         if "\n" not in "".join(payloads):  # a copy and one C search: less than counting LFs
             return list(zip(repeat(None), payloads))
-    elif text[:7] == "event: " and text.count("\n") % 3 == 1:
-        named = _named_events(text)
-        if named is not None:
-            return named
-    events: list[SSEEvent] = []
-    for block in text.split("\n\n"):
-        if block[:6] == "data: " and "\n" not in block:
-            events.append((None, block[6:]))
-            continue
-        # The named shape: ``event: name`` then one ``data: ...`` line.
-        head, _, rest = block.partition("\n")
-        if head[:7] == "event: " and rest[:6] == "data: " and "\n" not in rest:
-            events.append((head[7:] or None, rest[6:]))
-            continue
-        event = _parse_block(block)
-        if event is not None:
-            events.append(event)
-    return events
+    payloads = text.split("\n\ndata:")  # some without the space after "data:", say
+    payloads[0] = payloads[0][5:]
+    if "\n" in "".join(payloads):
+        return None
+    return [(None, data[1:] if data[:1] == " " else data) for data in payloads]
+
+
+# An event of the named shape, with the blank line before it: an ``event:`` line, then one
+# ``data:`` line, each with or without the space after its colon. Every match starts with
+# "\n\nevent:", so a search is one pass over the text, however hostile the text: it never
+# restarts inside a line.
+_NAMED = re.compile(r"\n\nevent:[ ]?([^\n]*)\ndata:[ ]?([^\n]*)")
 
 
 def _named_events(text: str) -> list[SSEEvent] | None:
-    """Events all in the named shape, ``event: name`` then one ``data: ...`` line; else None.
-
-    The lines then go name, data, blank, name, data, ... : checked with whole-list string
-    operations, which cost a fraction of reading each event's lines on its own.
-    """
-    lines = text.split("\n")
-    names, payloads, blanks = lines[0::3], lines[1::3], lines[2::3]
-    if (
-        any(blanks)
-        or not all(map(str.startswith, names, repeat("event: ")))
-        or not all(map(str.startswith, payloads, repeat("data: ")))
-    ):
-        return None
-    return [(name[7:] or None, data[6:]) for name, data in zip(names, payloads, strict=True)]
+    """The events of text whose every event is in the named shape (``_NAMED``); else None."""
+    parts = _NAMED.split("\n\n" + text)  # before, name, data, before, name, data, ..., after
+    if any(parts[0::3]):
+        return None  # some text is in no named event: another field, several data lines...
+    names = parts[1::3]
+    if "" in names:
+        return None  # an empty name (the default, None): rare, read block by block
+    return list(zip(names, parts[2::3], strict=True))
 
 
 def _parse_block(block: str) -> SSEEvent | None:
