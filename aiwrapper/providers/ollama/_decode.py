@@ -104,9 +104,10 @@ class OllamaDecoder:
         line = _scan_object(data)
         if line is None or line.get("done"):  # not an object (feed says what), or the last
             return None
-        message = line.get("message") if line.get("error") is None else None
-        if message.__class__ is not dict or len(message) != 2 or "role" not in message:
-            return None  # the role and the content only
+        message: Any = line.get("message") if line.get("error") is None else None
+        size = len(message) if message.__class__ is dict else 0
+        if size != 1 and (size != 2 or "role" not in message):
+            return None  # the content, maybe with the role, and nothing else
         if self._envelope.due:
             self._envelope.learn(data, line)
         return message.get("content")

@@ -162,6 +162,8 @@ class OpenAIStreamDecoder:
         try:
             chunk = _loads(data)
         except ValueError as exc:
+            if data.strip() == "[DONE]":  # white space around it, as some servers write
+                return self._on_done()
             raise self._undecodable(data) from exc
         return self._decode(chunk, data)
 

@@ -130,7 +130,7 @@ class ResponsesStreamDecoder:
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE ``data`` payload (``keepalive`` and unknown types add nothing)."""
-        if self._done or data == "[DONE]":
+        if self._done or data == "[DONE]" or (data[:1] != "{" and data.strip() == "[DONE]"):
             return []  # some compatible servers end with [DONE]; OpenAI never sends it
         try:
             payload = _loads(data)
