@@ -85,12 +85,15 @@ class OllamaDecoder:
         scanned, with no call in between (the stream benchmarks measure this loop). Any other
         line goes to ``feed``; nothing here has changed state before that.
         """
+        envelope = self._envelope
+        reading = envelope.tries(len(lines))
         for data in lines:
             plain, content = self._plain, None
             if plain is not None and not self._done:
-                content = self._envelope.read(data)
+                content = envelope.read(data) if reading else MISSING
                 if content is MISSING:
                     content = self._plain_content(data)
+                    reading = not envelope.cold  # learned, or gone cold, just now
             # Both think tags start with "<": content without one cannot hold or begin one.
             if content.__class__ is str and "<" not in content:
                 if content:
