@@ -153,40 +153,32 @@ def _parse_blocks(text: str) -> list[SSEEvent]:
     """The events of LF-separated text made of whole events (blank-line separated).
 
     The common shapes are cut out with whole-text string operations, which cost a fraction of
-    reading each event's lines on its own: every event one ``data:`` line, or an ``event:``
-    line and one ``data:`` line, with or without the space after the colons, and comment lines
-    (keep-alives) anywhere. Any other text is read block by block.
+    reading each line on its own: every event one ``data:`` line, or an ``event:`` line and
+    one ``data:`` line, with or without the space after the colons, maybe with comments (a
+    keep-alive) after it. Any other text (other fields, several data lines...) is read line by
+    line.
     """
-    events = _common_events(text)
-    if events is None and (text[:1] == ":" or "\n:" in text):  # searched only now: ":" is
-        text = _without_comments(text)  # everywhere in JSON, so the search is a slow one
-        events = _common_events(text)
-    if events is not None:
-        return events
-    return [event for block in text.split("\n\n") if (event := _parse_block(block)) is not None]
-
-
-def _common_events(text: str) -> list[SSEEvent] | None:
     if text[:5] == "data:":
-        return _unnamed_events(text)
-    if text[:6] == "event:":
-        return _named_events(text)
-    return None
+        events = _unnamed_events(text)
+    elif text[:6] == "event:":
+        events = _named_events(text)
+    else:
+        events = None
+    return _events_by_line(text) if events is None else events
 
 
-_COMMENT = re.compile(r"\n:[^\n]*")  # a comment line, with the LF before it
-_BLANKS = re.compile(r"\n\n\n+")  # more than one blank line
+# What may follow an event's data line in the common shapes: blank lines and comments only.
+_NOTHING = re.compile(r"(?:\n(?::[^\n]*)?)*")
 
 
-def _without_comments(text: str) -> str:
-    """``text`` without its comment lines (they mean nothing, wherever they are), and without
-    the runs of blank lines and the blank lines at either end they leave."""
-    text = _BLANKS.sub("\n\n", _COMMENT.sub("", "\n" + text))
-    return text.strip("\n")
+# Between two one-line events: "data:" after a blank line, with or without its space. (A
+# pattern that begins with a literal is searched as fast as ``str.split`` searches.)
+_DATA = re.compile(r"\n\ndata: ?")
 
 
 def _unnamed_events(text: str) -> list[SSEEvent] | None:
-    """The events of text whose every event is one ``data:`` line; else None."""
+    """The events of text whose every event is one ``data:`` line (maybe with comments after
+    it); else None."""
     if text[:6] == "data: ":
         if "\n" not in text:
             return [(None, text[6:])]  # one event, one data line
@@ -196,11 +188,26 @@ def _unnamed_events(text: str) -> list[SSEEvent] | None:
         payloads[0] = payloads[0][6:]
         if "\n" not in "".join(payloads):  # a copy and one C search: less than counting LFs
             return list(zip(repeat(None), payloads))
-    payloads = text.split("\n\ndata:")  # some without the space after "data:", say
-    payloads[0] = payloads[0][5:]
+    payloads = _DATA.split(text)  # some without the space after "data:", say
+    first = payloads[0]
+    payloads[0] = first[6:] if first[5:6] == " " else first[5:]
     if "\n" in "".join(payloads):
-        return None
-    return [(None, data[1:] if data[:1] == " " else data) for data in payloads]
+        return _unnamed_with_comments(payloads)
+    return list(zip(repeat(None), payloads))
+
+
+def _unnamed_with_comments(payloads: list[str]) -> list[SSEEvent] | None:
+    """The events of these payloads when only comments and blank lines follow their data
+    lines (keep-alives between events); else None."""
+    events: list[SSEEvent] = []
+    for data in payloads:
+        if "\n" in data:
+            end = data.index("\n")
+            if _NOTHING.fullmatch(data, end) is None:
+                return None  # another field, another data line...
+            data = data[:end]
+        events.append((None, data))
+    return events
 
 
 # An event of the named shape, with the blank line before it: an ``event:`` line, then one
@@ -211,34 +218,45 @@ _NAMED = re.compile(r"\n\nevent:[ ]?([^\n]*)\ndata:[ ]?([^\n]*)")
 
 
 def _named_events(text: str) -> list[SSEEvent] | None:
-    """The events of text whose every event is in the named shape (``_NAMED``); else None."""
+    """The events of text whose every event is in the named shape (``_NAMED``), maybe with
+    comments between them; else None."""
     parts = _NAMED.split("\n\n" + text)  # before, name, data, before, name, data, ..., after
-    if any(parts[0::3]):
+    between = parts[0::3]
+    if any(between) and not all(map(_NOTHING.fullmatch, filter(None, between))):
         return None  # some text is in no named event: another field, several data lines...
     names = parts[1::3]
     if "" in names:
-        return None  # an empty name (the default, None): rare, read block by block
+        return None  # an empty name (the default, None): rare, read line by line
     return list(zip(names, parts[2::3], strict=True))
 
 
-def _parse_block(block: str) -> SSEEvent | None:
-    """One event's lines as ``(name, data)``; None when it has no data line."""
+def _events_by_line(text: str) -> list[SSEEvent]:
+    """The events of the text, read line by line as the event-stream rules say.
+
+    A blank line dispatches the event its lines made (when they held data); comment lines
+    (``:`` first) are ignored, as are ``id:``, ``retry:`` and unknown fields.
+    """
+    events: list[SSEEvent] = []
     name: str | None = None
-    data: list[str] = []
-    for line in block.split("\n"):
-        if not line or line[0] == ":":  # blank, or a comment / keep-alive
-            continue
-        field, colon, value = line.partition(":")
-        if colon and value[:1] == " ":
-            value = value[1:]
-        if field == "data":
-            data.append(value)
-        elif field == "event":
-            name = value or None  # an empty name means the default ("message")
-        # Other fields (id, retry, unknown ones) carry nothing the providers use.
-    if not data:
-        return None
-    return name, "\n".join(data)
+    data: str | None = None  # joined as it grows: nearly every event has one data line
+    for line in text.split("\n"):
+        if not line:
+            if data is not None:
+                events.append((name, data))
+            name = data = None
+        elif line[:5] == "data:":
+            value = line[6:] if line[5:6] == " " else line[5:]
+            data = value if data is None else f"{data}\n{value}"
+        elif line[0] != ":":  # a comment (a keep-alive) is no field
+            field, _, value = line.partition(":")
+            value = value[1:] if value[:1] == " " else value
+            if field == "event":
+                name = value or None  # an empty name means the default ("message")
+            elif field == "data":  # "data" without a colon: an empty data line
+                data = value if data is None else f"{data}\n{value}"
+    if data is not None:
+        events.append((name, data))
+    return events
 
 
 class NDJSONDecoder(_Framer):

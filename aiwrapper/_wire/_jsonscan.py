@@ -59,16 +59,16 @@ def scan_object(text: str) -> dict[str, Any] | None:
     """The JSON object ``text`` holds, when it is exactly one object; else None.
 
     For fast paths that hand anything else to ``loads`` (and its errors) afterwards: text that
-    does not start with ``{`` (``[DONE]``, say) is told at once, without building an error.
-    White space around the object is allowed, as JSON allows it.
+    is no JSON (``[DONE]``, say) costs no more than the scanner's refusal. White space around
+    the object is allowed, as JSON allows it.
     """
-    if text[:1] != "{":
-        value = _spaced(text) if text[:1] in _WHITESPACE and text else _NONE
-        return value if value.__class__ is dict else None
     try:
         value, end = scan(text, 0)
-    except (StopIteration, ValueError):
+    except StopIteration:  # white space first (or nothing at all)
+        value = _spaced(text)
+    except ValueError:
         return None
-    if end != len(text) and text[end:].strip(_WHITESPACE):
-        return None
-    return value  # type: ignore[no-any-return]  # an object: the text starts with "{"
+    else:
+        if end != len(text) and text[end:].strip(_WHITESPACE):
+            return None  # more after the value
+    return value if value.__class__ is dict else None
