@@ -86,7 +86,7 @@ def test_a_body_past_the_threshold_is_read_by_the_scanner_that_lets_the_loop_run
 ) -> None:
     import json.scanner
 
-    from aiwrapper.gateway import _app
+    from aiwrapper.gateway import _reading
 
     made: list[object] = []
     real = json.scanner.py_make_scanner
@@ -98,8 +98,8 @@ def test_a_body_past_the_threshold_is_read_by_the_scanner_that_lets_the_loop_run
     monkeypatch.setattr(json.scanner, "py_make_scanner", spied)
     big = {"model": "m", "metadata": {"v": [[i, -i, i / 2] for i in range(40_000)]}}
     text = json.dumps(big).encode()
-    assert len(text) > _app._PREEMPTIBLE_BODY_BYTES
-    assert _app._parse(text) == big  # the same value json's C parser would give
+    assert len(text) > _reading._PREEMPTIBLE_BODY_BYTES
+    assert _reading._parse(text) == big  # the same value json's C parser would give
     assert len(made) == 1
-    assert _app._parse(b'{"model": "m"}') == {"model": "m"}
+    assert _reading._parse(b'{"model": "m"}') == {"model": "m"}
     assert len(made) == 1  # a small body: json's C parser, as before
