@@ -4,14 +4,15 @@ Usage: ``python benchmarks/gateway_stall.py [--quick] [--server] [--runs N] [--c
 
 A probe task sleeps 1 ms in a loop on the gateway's event loop and keeps its worst
 overshoot (the loop lag) while one request is answered. Each front-end (Chat Completions,
-Responses, Anthropic Messages) gets two kinds of body, at 1 MiB and near the default size
+Responses, Anthropic Messages) gets three kinds of body, at 1 MiB and near the default size
 limit (8 MiB):
 
 - ``tools``: a body declaring tens of thousands of tools, which the tool cap refuses (400)
   once the body is read: what the gateway does with a body before any model is asked;
-- ``messages``: a conversation of thousands of messages, served (200) by an OpenAI backend
-  behind an in-process mock transport. On top of reading the body, ``Lang.chat`` builds and
-  encodes the upstream request on the loop (copying, checking and encoding every message).
+- ``messages``: a conversation of thousands of messages, and ``text``: one message of that
+  size (80-character lines), each served (200) by an OpenAI backend behind an in-process mock
+  transport. On top of reading the body, ``Lang.chat`` builds and encodes the upstream request
+  on the loop (copying, checking and encoding every message).
 
 ``idle`` is a tiny request: the lag the machine itself adds (other processes, the scheduler),
 against which the others are read. Each case runs a few times; the table gives the worst lag
@@ -94,21 +95,17 @@ def _envelope(front: str) -> dict[str, Any]:
 def make_body(front: str, kind: str, size: int) -> bytes:
     """A request body of ``kind`` for ``front``, as close to ``size`` bytes as items allow."""
     body = _envelope(front)
-    if kind == "idle":
-        key = "input" if front == "responses" else "messages"
-        body[key] = [{"role": "user", "content": "Hi"}]
-        return json.dumps(body).encode()
-    make: Callable[[str, int], dict[str, Any]] = _tool if kind == "tools" else _message
-    key = "tools" if kind == "tools" else "input" if front == "responses" else "messages"
-    one = len(json.dumps(make(front, 99_999))) + 2
-    count = max(1, (size - 200) // one)
-    items = [make(front, i) for i in range(count)]
-    if kind == "tools":
-        body[key] = items
-        body["messages" if front != "responses" else "input"] = [{"role": "user", "content": "Hi"}]
-    else:
-        items[-1] = {"role": "user", "content": "last"}
-        body[key] = items
+    talk = "input" if front == "responses" else "messages"
+    body[talk] = [{"role": "user", "content": "Hi"}]
+    if kind == "text":  # lines of 80 characters: a newline escape in every one
+        body[talk][0]["content"] = ("lorem ipsum " * 6 + "dolor si\n") * ((size - 200) // 82)
+    elif kind != "idle":
+        make: Callable[[str, int], dict[str, Any]] = _tool if kind == "tools" else _message
+        count = max(1, (size - 200) // (len(json.dumps(make(front, 99_999))) + 2))
+        items = [make(front, i) for i in range(count)]
+        if kind == "messages":
+            items[-1] = {"role": "user", "content": "last"}
+        body["tools" if kind == "tools" else talk] = items
     return json.dumps(body).encode()
 
 
@@ -306,7 +303,8 @@ def main() -> int:
     if args.check:
         return check(args.check, args.runs or 3)
     runs = args.runs or (2 if args.quick else 5)
-    cases = cases_for([MIB] if args.quick else [MIB, NEAR_LIMIT], ("tools", "messages"))
+    kinds = ("tools", "messages", "text")
+    cases = cases_for([MIB] if args.quick else [MIB, NEAR_LIMIT], kinds)
     report("in process", cases, asyncio.run(in_process(cases, runs)))
     if args.server:
         report("behind uvicorn", cases, behind_server(cases, runs))

@@ -6,9 +6,10 @@ front-end into the neutral conversation, so the loop only awaits the outcome. A 
 does not free the loop, because every step that holds the GIL holds the loop too. Measured on
 an 8 MiB body of 40,000 tools, these held it for tens of ms each, and are avoided so:
 
-- json's C parser holds the GIL for the whole document (about 10 ms a MiB): past
-  ``_PREEMPTIBLE_BODY_BYTES`` the pure-Python scanner is used, which yields the GIL at every
-  switch interval while strings are still read in C;
+- json's C parser holds the GIL for the whole document (about 10 ms a MiB), and its
+  pure-Python one for each whole string, number or run of whitespace (one 8 MiB string: 10 to
+  35 ms): past ``_PREEMPTIBLE_BODY_BYTES`` the body is read by ``_jsonsteps``, whose every
+  call into C looks at 64 K characters at most;
 - the switch interval itself (5 ms by default) is how long the loop waits for the GIL while a
   worker computes: it is 0.5 ms while such a body is read;
 - a garbage collection cannot be interrupted, and a full one walks every tracked object: about
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import gc
 import json
-import json.scanner
 import logging
 import sys
 import threading
@@ -36,6 +36,7 @@ import anyio
 
 from ..providers._callstate import unpack_calls
 from ..providers._serving import ClientRequest, Frontend, GatewayError, in_call_order
+from ._jsonsteps import loads as loads_in_steps
 
 if TYPE_CHECKING:
     from .._conversation._messages import LangMessages
@@ -97,14 +98,12 @@ def _read_held(front: Frontend, body: bytes) -> Decoded | GatewayError:
 
 
 def _parse(body: bytes) -> Any:
-    """The body's JSON; a 400 when it is not JSON. Past ``_PREEMPTIBLE_BODY_BYTES`` json's
-    pure-Python scanner reads it: slower, but giving the loop the GIL at every switch."""
+    """The body's JSON; a 400 when it is not JSON. Past ``_PREEMPTIBLE_BODY_BYTES`` it is read
+    in short steps (``_jsonsteps``): slower, but giving the loop the GIL between them."""
     try:
         if len(body) < _PREEMPTIBLE_BODY_BYTES:
             return json.loads(body)
-        decoder = json.JSONDecoder()
-        decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-        return decoder.decode(body.decode("utf-8"))
+        return loads_in_steps(body)
     except (ValueError, RecursionError) as exc:
         raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
 
