@@ -157,11 +157,11 @@ class Gateway:
     async def _serve(self, front: Frontend, exchange: Exchange) -> None:
         hops = self._hops.forward(exchange.header(HOP_HEADER.encode()))
         with anyio.move_on_after(self.body_timeout) as reading:
-            body = await exchange.read_body(self.max_body_bytes)
+            chunks = await exchange.read_body(self.max_body_bytes)
         if reading.cancelled_caught:
             message = f"the request body did not arrive within {self.body_timeout:g} s"
             raise GatewayError(408, "invalid_request", message)
-        decoded = await read_request(front, body)
+        decoded = await read_request(front, chunks)
         lang = self.routes.get(decoded.request.route)
         if lang is None:
             raise GatewayError(

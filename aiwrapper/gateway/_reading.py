@@ -68,18 +68,21 @@ class Decoded:
     messages: LangMessages
 
 
-async def read_request(front: Frontend, body: bytes) -> Decoded:
-    """The client's request in ``body``, or a ``GatewayError`` (400) in the client's shape."""
-    if len(body) < _INLINE_BODY_BYTES:
-        return _decode(front, _parse(body))
-    outcome = await anyio.to_thread.run_sync(_read_off_loop, front, body)
+async def read_request(front: Frontend, chunks: list[bytes]) -> Decoded:
+    """The client's request in the body ``chunks``, or a ``GatewayError`` (400) in the client's
+    shape. A big body's chunks are joined, and emptied, off the loop."""
+    if sum(map(len, chunks)) < _INLINE_BODY_BYTES:
+        return _decode(front, _parse(b"".join(chunks)))
+    outcome = await anyio.to_thread.run_sync(_read_off_loop, front, chunks)
     if isinstance(outcome, GatewayError):
         raise outcome
     return outcome
 
 
-def _read_off_loop(front: Frontend, body: bytes) -> Decoded | GatewayError:
+def _read_off_loop(front: Frontend, chunks: list[bytes]) -> Decoded | GatewayError:
     """``_decode`` in a worker thread; a refusal is returned, not raised (see ``_detached``)."""
+    body = b"".join(chunks)
+    chunks.clear()  # the body is held once, and its chunks are freed here
     if len(body) < _PREEMPTIBLE_BODY_BYTES:
         return _read_held(front, body)
     with _HEAVY, _collector_paused(), _fine_switching():
