@@ -126,10 +126,14 @@ def _decode(front: Frontend, parsed: Any) -> Decoded:
 def _detached(error: GatewayError) -> GatewayError:
     """``error`` without the tracebacks of its chain: their frames hold the parsed body, which
     would otherwise be freed in one piece wherever the error is dropped (on the loop)."""
-    link: BaseException | None = error
-    while link is not None:
-        link.__traceback__ = None
-        link = link.__cause__ or link.__context__
+    seen: set[int] = set()
+    chain: list[BaseException | None] = [error]
+    while chain:
+        link = chain.pop()
+        if link is not None and id(link) not in seen:  # a chain set by hand may loop
+            seen.add(id(link))
+            link.__traceback__ = None
+            chain += (link.__cause__, link.__context__)
     return error
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway, _reading
-from aiwrapper.providers._serving import MAX_TOOLS
+from aiwrapper.providers._serving import MAX_TOOLS, GatewayError
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +72,23 @@ class _Watched:
         return getattr(self.real, name)
 
 
-async def _post(wire: str, body: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Any:
+class _RefusingInAHandler(_Watched):
+    """A front-end refusing every body from an ``except`` block, with another cause."""
+
+    def decode(self, body: Any) -> Any:
+        self.seen.append((threading.get_ident(), gc.isenabled(), sys.getswitchinterval()))
+        try:
+            body["no such field"]
+        except KeyError:  # the KeyError's traceback holds this frame, and so ``body``
+            raise GatewayError(400, "invalid_request", "refused") from ValueError("why")
+
+
+async def _post(
+    wire: str,
+    body: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    watched: type[_Watched] = _Watched,
+) -> Any:
     """POST ``body``; returns the reply, what decode saw, and the threads that freed the body."""
     real_parse = _reading._parse
     freed: list[int] = []
@@ -85,7 +101,7 @@ async def _post(wire: str, body: dict[str, Any], monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(_reading, "_parse", parse)
     gateway = Gateway({"local": Lang.scripted(["done"])})
     seen: list[tuple[int, bool, float]] = []
-    gateway._fronts.by_path[PATHS[wire]] = _Watched(gateway._fronts.by_path[PATHS[wire]], seen)
+    gateway._fronts.by_path[PATHS[wire]] = watched(gateway._fronts.by_path[PATHS[wire]], seen)
     transport = httpx.ASGITransport(app=gateway, client=("127.0.0.1", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         headers = {"content-type": "application/json"}
@@ -127,6 +143,17 @@ async def test_a_big_served_body_is_read_and_freed_off_the_loop(
     assert len(freed) == 1
     assert freed[0] != loop_thread
     assert gc.isenabled()
+
+
+async def test_a_refusal_from_an_except_block_leaves_no_part_of_the_body_to_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = _body("openai", messages=2_000)
+    reply, seen, freed = await _post("openai", body, monkeypatch, _RefusingInAHandler)
+    assert reply.status_code == 400
+    assert reply.json()["error"]["message"] == "refused"
+    assert len(freed) == 1
+    assert freed[0] == seen[0][0] != threading.get_ident()  # freed in the worker that read it
 
 
 async def test_a_body_that_is_not_json_restores_the_collector_and_the_interval() -> None:
