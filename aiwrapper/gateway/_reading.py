@@ -51,7 +51,8 @@ _INLINE_BODY_BYTES = 8 * 1024
 _PREEMPTIBLE_BODY_BYTES = 256 * 1024
 # How long a worker reading a big body may keep the GIL while the loop waits for it.
 _SWITCH_INTERVAL = 0.0005
-# One big body at a time: the collector's pauses stay apart, and so does the memory of parsing.
+# One big body at a time, in the whole process (whose are the collector and the switch
+# interval): the collector's pauses stay apart, and so does the memory of parsing.
 _HEAVY = threading.Lock()
 
 
