@@ -14,14 +14,17 @@ limit (8 MiB):
   transport. On top of reading the body, ``Lang.chat`` builds and encodes the upstream request
   on the loop (copying, checking and encoding every message).
 
-``idle`` is a tiny request: the lag the machine itself adds (other processes, the scheduler),
-against which the others are read. Each case runs a few times; the table gives the worst lag
+``idle`` is a tiny request, and ``floor`` a worker thread computing in pure Python for a
+second (with the switch interval the gateway reads big bodies with): the lag the machine
+itself adds (other processes, the scheduler preempting the thread that holds the GIL), against
+which the others are read. Each case runs a few times; the table gives the worst lag
 in the worst, the median and the best run. In-process by default (httpx's ASGITransport, the
 client on the same loop); ``--server`` also runs the gateway under uvicorn in a child process
 (set up as ``serve`` sets it up), the probe on its loop, the client in this process.
 
-``--check MS`` measures only the near-limit ``tools`` bodies, in process, and exits 1 when a
-front-end's best run lags more than MS (the benchmark tests run it).
+``--check MS`` measures only the floor and the near-limit ``tools`` bodies, in process, and
+exits 1 when a front-end's best run lags more than MS, or than 1.5 times the floor's best run
+on a machine that busy (the benchmark tests run it).
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiw
 import httpx  # noqa: E402
 
 from aiwrapper import Lang  # noqa: E402
-from aiwrapper.gateway import Gateway  # noqa: E402
+from aiwrapper.gateway import Gateway, _reading  # noqa: E402
 
 MIB = 1024 * 1024
 NEAR_LIMIT = 8 * MIB - 256 * 1024  # under the default max_body_bytes (8 MiB)
+FLOOR_SECONDS = 1.0  # about as long as a worker reads a near-limit body
 PATHS = {
     "chat": "/v1/chat/completions",
     "responses": "/v1/responses",
@@ -148,21 +152,37 @@ async def in_process(cases: list[tuple[str, str, int, bytes]], runs: int) -> lis
     task = asyncio.ensure_future(probe.run())
     lags: list[list[float]] = []
     headers = {"content-type": "application/json"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+    base = "http://127.0.0.1"
+    async with httpx.AsyncClient(transport=transport, base_url=base, timeout=120) as client:
         await _warm_up(client.post, cases)
         for front, kind, _, body in cases:
             seen = []
             for _ in range(runs):
                 await asyncio.sleep(0.02)
                 probe.reset()
-                reply = await client.post(PATHS[front], content=body, headers=headers, timeout=120)
-                _check(front, kind, reply)
+                if kind == "floor":
+                    await asyncio.to_thread(_spin, FLOOR_SECONDS)
+                else:
+                    reply = await client.post(PATHS[front], content=body, headers=headers)
+                    _check(front, kind, reply)
                 await asyncio.sleep(0.02)  # what the request left behind is freed meanwhile
                 seen.append(probe.worst * 1000)
             lags.append(seen)
     probe.running = False
     await task
     return lags
+
+
+def _spin(seconds: float) -> None:
+    """Pure Python for ``seconds``, with the switch interval the gateway reads big bodies with."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(_reading._SWITCH_INTERVAL)
+    try:
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            sum(range(100))
+    finally:
+        sys.setswitchinterval(interval)
 
 
 async def _warm_up(post: Any, cases: list[tuple[str, str, int, bytes]]) -> None:
@@ -197,6 +217,8 @@ def child() -> None:
         if scope["type"] == "http" and scope["path"].startswith("/_probe/"):
             if scope["path"] == "/_probe/reset":
                 probe.reset()
+            elif scope["path"] == "/_probe/spin":
+                await asyncio.to_thread(_spin, FLOOR_SECONDS)
             data = json.dumps({"worst_ms": probe.worst * 1000}).encode()
             await send({"type": "http.response.start", "status": 200, "headers": []})
             await send({"type": "http.response.body", "body": data})
@@ -235,7 +257,11 @@ def behind_server(cases: list[tuple[str, str, int, bytes]], runs: int) -> list[l
                 for _ in range(runs):
                     time.sleep(0.02)
                     client.get("/_probe/reset")
-                    _check(front, kind, client.post(PATHS[front], content=body, headers=headers))
+                    if kind == "floor":
+                        client.get("/_probe/spin")
+                    else:
+                        reply = client.post(PATHS[front], content=body, headers=headers)
+                        _check(front, kind, reply)
                     time.sleep(0.02)
                     seen.append(client.get("/_probe/read").json()["worst_ms"])
                 lags.append(seen)
@@ -250,7 +276,7 @@ def behind_server(cases: list[tuple[str, str, int, bytes]], runs: int) -> list[l
 
 def cases_for(sizes: list[int], kinds: tuple[str, ...]) -> list[tuple[str, str, int, bytes]]:
     """(front, kind, size, body) for every case measured, an idle one first per front-end."""
-    out = []
+    out = [("-", "floor", 0, b"")]
     for front in PATHS:
         out.append((front, "idle", 0, make_body(front, "idle", 0)))
         for kind in kinds:
@@ -265,27 +291,30 @@ def report(title: str, cases: list[tuple[str, str, int, bytes]], lags: list[list
     print(f"\n{title}: worst event-loop lag per request (ms)")
     print(f"{'front-end':<10} {'body':<9} {'size':>9}  {'worst':>7} {'median':>7} {'best':>7}")
     for (front, kind, _, body), seen in zip(cases, lags, strict=True):
-        size = f"{len(body) / MIB:.2f} MiB" if kind != "idle" else f"{len(body)} B"
+        size = {"idle": f"{len(body)} B", "floor": f"{FLOOR_SECONDS:g} s"}.get(kind)
+        size = size or f"{len(body) / MIB:.2f} MiB"
         median = statistics.median(seen)
         print(f"{front:<10} {kind:<9} {size:>9}  {max(seen):7.1f} {median:7.1f} {min(seen):7.1f}")
 
 
 def check(limit: float, runs: int) -> int:
-    """Near-limit refused bodies in process: 1 when a front-end's best run lags past ``limit``.
+    """Near-limit refused bodies in process: 1 when a front-end's best run lags past the bound.
 
-    The best run, because a busy machine lengthens some runs by whole scheduler slices, while
-    a gateway that holds its loop (a collection or a free over the whole body) does in every
-    run.
+    The bound is ``limit`` ms, or 1.5 times the floor's best run when the machine is so busy
+    that a thread merely computing holds the loop longer. The best run, because a busy machine
+    lengthens some runs by whole scheduler slices, while a gateway that holds its loop (a
+    collection or a free over the whole body) does so in every run.
     """
     cases = cases_for([NEAR_LIMIT], ("tools",))
     lags = asyncio.run(in_process(cases, runs))
     report("in process", cases, lags)
+    bound = max(limit, 1.5 * min(lags[0]))
     failed = 0
     for (front, kind, _, _), seen in zip(cases, lags, strict=True):
-        if kind != "idle" and min(seen) > limit:
+        if kind == "tools" and min(seen) > bound:
             print(f"FAIL: {front}: a near-limit body held the loop {min(seen):.1f} ms at best")
             failed = 1
-    print(f"check: every front-end's best run within {limit:g} ms: {not failed}")
+    print(f"check: every front-end's best run within {bound:.0f} ms: {not failed}")
     return failed
 
 
