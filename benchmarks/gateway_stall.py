@@ -228,6 +228,7 @@ def child() -> None:
     async def serve() -> None:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         listener.bind(("127.0.0.1", 0))
+        listener.listen(128)  # connections wait in the backlog until uvicorn serves
         print(listener.getsockname()[1], flush=True)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
         settle(config)  # as serve does
