@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +296,23 @@ def test_the_follow_up_names_the_id_the_server_was_sent() -> None:
     assert wire_id != "toolu_01Abc"
     assert messages[2]["tool_call_id"] == wire_id
     assert messages[3]["content"][0] == {"type": "text", "text": f"Output of tool call {wire_id}:"}
+
+
+def test_a_large_pdf_in_the_opening_keys_the_cache_by_digest_without_a_copy() -> None:
+    from aiwrapper.providers.openai._cache import conversation_key
+
+    def body(pdf: bytes) -> dict[str, Any]:
+        url = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
+        file = {"type": "file", "file": {"filename": "big.pdf", "file_data": url}}
+        return {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": [file]}]}
+
+    big, other = body(PDF + b"%" * 3_000_000), body(PDF + b"#" * 3_000_000)
+    tracemalloc.start()
+    try:
+        key = conversation_key(big, "messages")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 500_000  # the 4 MB of base64 is hashed in slices, never copied whole
+    assert key == conversation_key(big, "messages")
+    assert key != conversation_key(other, "messages")
