@@ -21,6 +21,7 @@ from aiwrapper._conversation._result import FunctionCall
 from aiwrapper._run._contract import ProviderRequest
 from aiwrapper._run._options import LangOptions
 from aiwrapper.providers.openai import PRESETS, OpenAIProvider
+from aiwrapper.providers.openai._cache import conversation_key
 
 from ..seeds.wires import WIRES
 from .chat_media import BLUE_PNG, PDF, RED_PNG, quarterly_report, sales_chart
@@ -36,6 +37,7 @@ CALLS = [
 RED_URL = "data:image/png;base64," + base64.b64encode(RED_PNG).decode()
 BLUE_URL = "data:image/png;base64," + base64.b64encode(BLUE_PNG).decode()
 PDF_URL = "data:application/pdf;base64," + base64.b64encode(PDF).decode()
+SSE = {"content-type": "text/event-stream"}
 
 
 def lang(answers: list[bytes], sent: list[bytes]) -> Lang:
@@ -47,9 +49,6 @@ def lang(answers: list[bytes], sent: list[bytes]) -> Lang:
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     return Lang.openai(api_key="k", model="gpt-4o-mini", http_client=client)
-
-
-SSE = {"content-type": "text/event-stream"}
 
 
 def fixture(name: str) -> bytes:
@@ -299,8 +298,6 @@ def test_the_follow_up_names_the_id_the_server_was_sent() -> None:
 
 
 def test_a_large_pdf_in_the_opening_keys_the_cache_by_digest_without_a_copy() -> None:
-    from aiwrapper.providers.openai._cache import conversation_key
-
     def body(pdf: bytes) -> dict[str, Any]:
         url = "data:application/pdf;base64," + base64.b64encode(pdf).decode()
         file = {"type": "file", "file": {"filename": "big.pdf", "file_data": url}}
