@@ -30,7 +30,7 @@ from ..._conversation._result import FunctionCall
 from ..._errors import ConfigError
 from ..._wire._jsontext import loads_standard
 from .._base import result_text
-from ._media import InlineBudget, encode_media
+from ._media import check_inline_limits, encode_media
 from ._name import PROVIDER
 
 __all__ = ["SKIP_SIGNATURE", "encode_contents", "encode_system"]
@@ -68,8 +68,10 @@ def encode_contents(
     Raises:
         ConfigError: A tool result that names no function, or a call turn whose number of
             results differs from its number of calls (Gemini answers 400 to both); an image
-            or document Gemini cannot take (see ``_media.encode_media``).
+            or document Gemini cannot take, or past the API's size limits (see ``_media``).
     """
+    if not vertex:  # Vertex's limits differ and are left to its server
+        check_inline_limits(p.media for m in messages for p in m.parts if isinstance(p, MediaPart))
     contents = _Contents(placeholders, media_in_results, vertex)
     for message in messages:
         if message.role == "tool":
@@ -99,7 +101,6 @@ class _Contents:
     def __init__(self, placeholders: bool, nested: bool, vertex: bool) -> None:
         self.placeholders = placeholders
         self.nested, self.vertex = nested, vertex
-        self.budget = InlineBudget(checked=not vertex)  # the API's limits, per request
         self.out: list[Content] = []
         self.calls: dict[str, tuple[str, bool]] = {}  # call id -> (name, id issued by Gemini)
         self.awaiting = 0  # calls of the last model content, to be answered
@@ -189,7 +190,7 @@ class _Contents:
         return {"text": part.text} if isinstance(part, TextPart) and part.text else None
 
     def _media(self, media: Media) -> dict[str, Any]:
-        return encode_media(media, vertex=self.vertex, budget=self.budget)
+        return encode_media(media, vertex=self.vertex)
 
     def _response(self, message: LangMessage) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The result's ``functionResponse`` part, and the media parts to send after it."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from ..._conversation._events import Event, MediaEvent, OpaquePartEvent
@@ -34,7 +34,7 @@ from ..._conversation._messages import ProviderState
 from ..._errors import ConfigError
 from ._name import PROVIDER
 
-__all__ = ["GEMINI_TYPES", "InlineBudget", "decode_inline", "encode_media"]
+__all__ = ["GEMINI_TYPES", "check_inline_limits", "decode_inline", "encode_media"]
 
 GEMINI_TYPES = ("image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain")
 _MB = 1024 * 1024
@@ -45,43 +45,38 @@ _PDF_LIMIT = 50 * _MB
 _READ = (*IMAGE_TYPES, *DOCUMENT_TYPES)
 
 
-@dataclass(slots=True)
-class InlineBudget:
-    """The inline data of one request so far, checked against the Gemini API's limits.
+def check_inline_limits(media: Iterable[Media]) -> None:
+    """Check the Gemini API's limits on a request's inline data, before anything is encoded.
 
-    ``checked`` is False on Vertex AI, whose limits differ and are left to the server.
+    Sizes are counted from the bytes (base64 is 4 characters for every 3 bytes), so a request
+    that is refused costs no encoding. A part given by URL does not count.
+
+    Raises:
+        ConfigError: A PDF past 50 MB, or the request past 100 MB of base64, naming the part.
     """
-
-    checked: bool = True
-    used: int = 0
-
-    def spend(self, media: Media) -> None:
-        """Count ``media``'s base64 (computed from its size, not encoded here).
-
-        Raises:
-            ConfigError: The part, or the request with it, is past the API's limit.
-        """
-        if not self.checked:
-            return
-        if media.media_type == "application/pdf" and media.size > _PDF_LIMIT:
+    used = 0
+    for item in media:
+        if item.url is not None:
+            continue
+        if item.media_type == "application/pdf" and item.size > _PDF_LIMIT:
             raise ConfigError(
-                f"{media!r} is larger than the 50 MB the Gemini API takes for an inline PDF; "
+                f"{item!r} is larger than the 50 MB the Gemini API takes for an inline PDF; "
                 "send it by URL (a Files API URI or an https link) instead"
             )
-        self.used += 4 * ((media.size + 2) // 3)
-        if self.used > _REQUEST_LIMIT:
+        used += 4 * ((item.size + 2) // 3)
+        if used > _REQUEST_LIMIT:
             raise ConfigError(
-                f"with {media!r} the request carries {self.used} bytes of inline base64, past "
-                "the Gemini API's 100 MB per request; send large files by URL (a Files API "
-                "URI or an https link) instead"
+                f"with {item!r} the request carries {used} bytes of inline base64, past the "
+                "Gemini API's 100 MB per request; send large files by URL (a Files API URI or "
+                "an https link) instead"
             )
 
 
-def encode_media(media: Media, *, vertex: bool, budget: InlineBudget) -> dict[str, Any]:
+def encode_media(media: Media, *, vertex: bool) -> dict[str, Any]:
     """The Gemini part for ``media``: ``inlineData`` for bytes, ``fileData`` for a URL.
 
     Raises:
-        ConfigError: A type Gemini does not read, a URL it cannot fetch, or a limit passed.
+        ConfigError: A type Gemini does not read, or a URL it cannot fetch.
     """
     if media.media_type is not None and media.media_type not in GEMINI_TYPES:
         raise ConfigError(
@@ -90,7 +85,6 @@ def encode_media(media: Media, *, vertex: bool, budget: InlineBudget) -> dict[st
         )
     if media.url is not None:
         return {"fileData": _file_data(media, media.url, vertex)}
-    budget.spend(media)
     return {"inlineData": {"mimeType": media.media_type, "data": media.base64()}}
 
 
