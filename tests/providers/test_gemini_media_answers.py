@@ -189,3 +189,18 @@ def test_a_large_image_is_kept_whole() -> None:
 def test_an_image_from_the_prompt_history_replays_unsigned() -> None:
     turn = LangMessage("assistant", [TextPart("Drawn."), MediaPart(Image.from_bytes(BLUE_PNG))])
     assert replayed(turn)["parts"] == [{"text": "Drawn."}, inline("image/png", BLUE_B64)]
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["batch", "live"])
+def test_an_image_between_texts_is_a_part_of_its_own_and_the_answer_keeps_both(live: bool) -> None:
+    assembler = Assembler("gemini", live=live)
+    for event in [
+        TextDelta("Before, "),
+        MediaEvent(Image.from_bytes(BLUE_PNG)),
+        TextDelta("after."),
+    ]:
+        assembler.add(event)
+        assert assembler.answer in ("Before, ", "Before, after.")
+    message = assembler.finish()
+    assert [type(p) for p in message.parts] == [TextPart, MediaPart, TextPart]
+    assert message.answer == "Before, after."
