@@ -22,7 +22,7 @@ from aiwrapper._conversation._messages import LangMessage, MediaPart, TextPart
 from aiwrapper.gateway import Gateway
 
 from ..providers.chat_media import BLUE_PNG, PDF, RED_PNG, quarterly_report, sales_chart
-from ..seeds.wires import WIRES
+from ..seeds.wires import WIRES, recording_client
 from .harness import served
 
 RED_URL = "data:image/png;base64," + base64.b64encode(RED_PNG).decode()
@@ -132,30 +132,30 @@ def test_a_chat_completions_backend_gets_the_clients_parts_back_unchanged(
 
 
 def _tool_turn(client: openai.OpenAI) -> list[Any]:
-    """The prompt, the assistant's two calls, and their results with media as aiwrapper
-    writes them: text in the tool messages, media in one user message after them."""
+    """A prompt, the scripted backend's two calls, and their results with media."""
     ask: list[Any] = [{"role": "user", "content": "Chart Oslo, report on Rome."}]
     first = client.chat.completions.create(model="scripted", messages=ask)
+    turn = first.choices[0].message.model_dump(exclude_none=True)
+    return _with_media(ask, turn, ["call_chart", "call_report"])
+
+
+def _with_media(ask: list[Any], turn: Any, ids: list[str]) -> list[Any]:
+    """``ask`` and ``turn`` continued by the calls' results holding media, as aiwrapper's
+    client writes them: text in the tool messages, the media in one user message after."""
+    chart, report = ids
+    image_note = "[image/png image attached below]"
+    pdf_note = "[application/pdf document attached below]"
     return [
         *ask,
-        first.choices[0].message.model_dump(exclude_none=True),
-        {
-            "role": "tool",
-            "tool_call_id": "call_chart",
-            "content": "Sales in Oslo.\n[image/png image attached below]",
-        },
-        {
-            "role": "tool",
-            "tool_call_id": "call_report",
-            "content": "Report for Rome.\n[image/png image attached below]\n"
-            "[application/pdf document attached below]",
-        },
+        turn,
+        {"role": "tool", "tool_call_id": chart, "content": f"Sales.\n{image_note}"},
+        {"role": "tool", "tool_call_id": report, "content": f"Report.\n{image_note}\n{pdf_note}"},
         {
             "role": "user",
             "content": [
-                {"type": "text", "text": "Output of tool call call_chart:"},
+                {"type": "text", "text": f"Output of tool call {chart}:"},
                 {"type": "image_url", "image_url": {"url": RED_URL}},
-                {"type": "text", "text": "Output of tool call call_report:"},
+                {"type": "text", "text": f"Output of tool call {report}:"},
                 {"type": "image_url", "image_url": {"url": BLUE_URL}},
                 {"type": "file", "file": {"filename": "q3.pdf", "file_data": PDF_DATA}},
             ],
@@ -177,8 +177,8 @@ def test_the_follow_up_of_tool_media_is_read_back_into_the_tool_results(
         ("tool", "call_chart"),
         ("tool", "call_report"),
     ]
-    assert shown(sent[2]) == ["Sales in Oslo.", RED]
-    assert shown(sent[3]) == ["Report for Rome.", BLUE, Q3]
+    assert shown(sent[2]) == ["Sales.", RED]
+    assert shown(sent[3]) == ["Report.", BLUE, Q3]
 
 
 def test_the_follow_up_reaches_a_chat_completions_backend_as_the_client_sent_it(
@@ -201,7 +201,7 @@ def test_a_user_message_that_only_looks_like_a_follow_up_stays_a_user_message(
     client.chat.completions.create(model="scripted", messages=messages)
     sent = lang.requests[1].messages
     assert [m.role for m in sent] == ["user", "assistant", "tool", "tool", "user"]
-    assert sent[2].content == "Sales in Oslo.\n[image/png image attached below]"
+    assert sent[2].content == "Sales.\n[image/png image attached below]"
     assert shown(sent[4])[0] == "Output of tool call call_unknown:"
 
 
@@ -222,6 +222,65 @@ def test_image_parts_in_a_tool_message_become_parts_of_the_result(
     assert shown(result) == ["Sales in Oslo.", RED]
 
 
+# --- other wires behind the front-end ----------------------------------------------------------
+
+WIRE_CALLS = [
+    ("c_chart", "sales_chart", '{"city": "Oslo"}'),
+    ("c_report", "quarterly_report", '{"city": "Rome"}'),
+]
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("sales_chart", "quarterly_report")
+]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _gemini_results(body: dict[str, Any]) -> list[Any]:
+    responses, media = body["contents"][2:]
+    outputs = [p["functionResponse"]["response"]["output"] for p in responses["parts"]]
+    return [outputs, [p["inlineData"]["data"] for p in media["parts"] if "inlineData" in p]]
+
+
+def _responses_results(body: dict[str, Any]) -> list[Any]:
+    outputs = [i["output"] for i in body["input"] if i["type"] == "function_call_output"]
+    return [[p.get("text") or p.get("image_url") or p["file_data"] for p in o] for o in outputs]
+
+
+# What the backend's second request holds for the results: each wire's native place.
+EXPECTED_RESULTS = {
+    "gemini": (
+        _gemini_results,
+        [["Sales.", "Report."], [_b64(RED_PNG), _b64(BLUE_PNG), _b64(PDF)]],
+    ),
+    "openai-responses": (
+        _responses_results,
+        [["Sales.", RED_URL], ["Report.", BLUE_URL, PDF_DATA]],
+    ),
+}
+
+
+@pytest.mark.parametrize("wire", sorted(EXPECTED_RESULTS))
+def test_tool_media_from_a_chat_client_reach_each_wires_own_place(
+    client: openai.OpenAI, wire: str
+) -> None:
+    sent: list[dict[str, Any]] = []
+    answers = [WIRES[wire].calls(WIRE_CALLS, False, "m"), WIRES[wire].text("Seen.", "m")]
+    recording = recording_client(WIRES[wire], answers, sent, over_socket=False)
+    GATEWAY.routes[wire] = WIRES[wire].make(recording)
+    ask: list[Any] = [{"role": "user", "content": "Chart Oslo, report on Rome."}]
+    turn = client.chat.completions.create(model=wire, messages=ask, tools=TOOLS).choices[0]
+    ids = [call.id for call in turn.message.tool_calls or ()]
+    messages = _with_media(ask, turn.message.model_dump(exclude_none=True), ids)
+    answer = client.chat.completions.create(model=wire, messages=messages, tools=TOOLS)
+    assert answer.choices[0].message.content == "Seen."
+    read, expected = EXPECTED_RESULTS[wire]
+    assert read(sent[1]) == expected
+    assert "Output of tool call" not in json.dumps(sent[1])
+
+
 # --- aiwrapper's own client through the gateway -------------------------------------------
 
 
@@ -239,6 +298,15 @@ async def test_aiwrappers_chat_client_runs_media_tools_through_the_gateway() -> 
 
 
 # --- malformed parts ---------------------------------------------------------------------------
+
+
+async def post(backend: Lang, content: list[Any]) -> httpx.Response:
+    """One user message of ``content`` posted in process to a gateway serving ``backend``."""
+    body = {"model": "m", "messages": [{"role": "user", "content": content}]}
+    transport = httpx.ASGITransport(app=Gateway({"m": backend}), client=("127.0.0.1", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        return await http.post("/v1/chat/completions", json=body)
+
 
 PNG_AS_JPEG = "data:image/jpeg;base64," + base64.b64encode(RED_PNG).decode()
 PDF_AS_PNG = "data:image/png;base64," + base64.b64encode(PDF).decode()
@@ -312,10 +380,7 @@ HOSTILE: list[tuple[Any, str, str]] = [
 async def test_a_malformed_part_is_a_400_naming_it(part: Any, param: str, said: str) -> None:
     backend = Lang.scripted(["never sent"])
     content = [{"type": "image_url", "image_url": {"url": RED_URL}}, part]
-    body = {"model": "m", "messages": [{"role": "user", "content": content}]}
-    transport = httpx.ASGITransport(app=Gateway({"m": backend}), client=("127.0.0.1", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
-        response = await http.post("/v1/chat/completions", json=body)
+    response = await post(backend, content)
     assert response.status_code == 400
     error = response.json()["error"]
     assert (error["type"], error["param"]) == ("invalid_request_error", param)
@@ -326,11 +391,34 @@ async def test_a_malformed_part_is_a_400_naming_it(part: Any, param: str, said: 
 @pytest.mark.anyio
 async def test_a_part_that_is_not_an_object_beside_an_image_is_a_400() -> None:
     content = ["hello", {"type": "image_url", "image_url": {"url": RED_URL}}]
-    body = {"model": "m", "messages": [{"role": "user", "content": content}]}
-    transport = httpx.ASGITransport(
-        app=Gateway({"m": Lang.scripted(["x"])}), client=("127.0.0.1", 50000)
-    )
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
-        response = await http.post("/v1/chat/completions", json=body)
+    response = await post(Lang.scripted(["x"]), content)
     assert response.status_code == 400
     assert response.json()["error"]["param"] == "messages[0].content[0]"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("file", "expected"),
+    [
+        (
+            {"filename": "q3.pdf", "file_data": base64.b64encode(PDF).decode()},
+            ("Document", "application/pdf", PDF, "q3.pdf", None),
+        ),
+        (
+            {"filename": "notes.txt", "file_data": base64.b64encode(b"All fine.").decode()},
+            ("Document", "text/plain", b"All fine.", "notes.txt", None),
+        ),
+        (
+            {"file_data": "data:text/plain;base64," + base64.b64encode(b"Hi").decode()},
+            ("Document", "text/plain", b"Hi", None, None),
+        ),
+    ],
+)
+async def test_file_data_as_bare_base64_or_a_data_url_is_read(
+    file: dict[str, str], expected: tuple[Any, ...]
+) -> None:
+    backend = Lang.scripted(["ok"])
+    content = [{"type": "file", "file": file}]
+    response = await post(backend, content)
+    assert response.status_code == 200
+    assert shown(backend.requests[0].messages[0]) == [expected]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, TypeVar
 
@@ -42,6 +41,7 @@ _NEUTRAL = frozenset(
     | {"tool_use", "tool_result", "image", "document"}
 )
 _DETAILS = ("auto", "low", "high", "original")
+_TEXT_NAMES = (".txt", ".text", ".md", ".markdown", ".csv")
 _HEAD, _TAIL = FOLLOW_UP_HEADER.split("{call_id}")
 _M = TypeVar("_M", Image, Document)
 
@@ -146,19 +146,25 @@ def _file(given: Mapping[str, Any], where: str) -> MediaPart:
     name = given.get("filename")
     if name is not None and not isinstance(name, str):
         raise bad_request("'filename' must be a string", f"{where}.filename")
-    document = _media(lambda: _document(data), f"{where}.file_data")
-    return MediaPart(dataclasses.replace(document, name=name) if name else document)
+    return MediaPart(_media(lambda: _document(data, name), f"{where}.file_data"))
 
 
-def _document(data: str) -> Document:
-    """A data URL, or bare base64 (what the field's name says), as a document."""
+def _document(data: str, name: str | None) -> Document:
+    """A data URL, or bare base64 (what the field's name says), as a document named ``name``.
+
+    Bare base64 states no type and plain text has no signature: a text file's name tells.
+    """
     if data.startswith("data:"):
-        return Document.from_url(data)
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ConfigError("'file_data' is neither a data: URL nor valid base64") from exc
-    return Document.from_bytes(raw)
+        read = Document.from_url(data)
+        raw, stated = read.data or b"", read.media_type
+    else:
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ConfigError("'file_data' is neither a data: URL nor valid base64") from exc
+        texty = name is not None and name.lower().endswith(_TEXT_NAMES)
+        stated = "text/plain" if texty else None
+    return Document.from_bytes(raw, stated, name=name)
 
 
 def _media(build: Callable[[], _M], where: str) -> _M:
