@@ -22,7 +22,7 @@ from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
 from ._knowledge._modelfacts import ModelFacts
 from ._run._callsetup import CallSetup, setup_key
-from ._run._decisions import saved
+from ._run._decisions import decision_map, saved
 from ._run._loop import Run
 from ._run._options import EventCallback, OptionsLike, merge_options
 from ._run._overrides import CallOverrides, LangOptionsDict
@@ -353,7 +353,8 @@ class Lang:
             ConfigError: Nothing is pending, or a decision is missing for a pending call,
                 names no pending call, or is not True, False or a reason string.
         """
-        run = self._start(saved(messages), options, overrides, decisions=decisions)
+        decided = decision_map(decisions)  # None would read as "not resuming"
+        run = self._start(saved(messages), options, overrides, decisions=decided)
         return await run.run()
 
     def resume_sync(
@@ -414,7 +415,7 @@ class Lang:
         options: OptionsLike,
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
-        decisions: Mapping[str, bool | str] | None = None,
+        decisions: Mapping[object, object] | None = None,
     ) -> Run:
         """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
 

@@ -242,10 +242,10 @@ async def compare(wire: Wire, rounds: list[str], fates: list[str]) -> None:
         theirs = {c.id: decide(c, fates) for c in waiting}
         rest = answers[len(sent) :]
         result, sent_a = await send(
-            wire, rest, fates, lambda lang: lang.resume(original, decisions, **kept)
+            wire, rest, fates, lambda lang, m=original, d=decisions: lang.resume(m, d, **kept)
         )
         other, sent_b = await send(
-            wire, rest, fates, lambda lang: lang.resume(copy, theirs, **kept)
+            wire, rest, fates, lambda lang, m=copy, d=theirs: lang.resume(m, d, **kept)
         )
         assert sent_a == sent_b
         sent += sent_a

@@ -18,7 +18,15 @@ from .._conversation._messages import LangMessages
 from .._conversation._result import FunctionCall
 from .._errors import ConfigError
 
-__all__ = ["DEFER", "Decision", "Defer", "checked_decisions", "pending_calls", "saved"]
+__all__ = [
+    "DEFER",
+    "Decision",
+    "Defer",
+    "checked_decisions",
+    "decision_map",
+    "pending_calls",
+    "saved",
+]
 
 
 class Defer(enum.Enum):
@@ -71,6 +79,20 @@ def pending_calls(messages: LangMessages) -> list[FunctionCall]:
     return pending
 
 
+def decision_map(decisions: object) -> Mapping[object, object]:
+    """``decisions`` as given to ``resume``, once known to be a mapping.
+
+    Raises:
+        ConfigError: It is not one.
+    """
+    if not isinstance(decisions, Mapping):
+        raise ConfigError(
+            "decisions must be a dict of call id to True, False or a reason, not "
+            f"{type(decisions).__name__}"
+        )
+    return decisions
+
+
 def checked_decisions(pending: Sequence[FunctionCall], decisions: object) -> dict[str, Decision]:
     """``decisions`` checked against the pending calls: one for each, and no other.
 
@@ -84,11 +106,7 @@ def checked_decisions(pending: Sequence[FunctionCall], decisions: object) -> dic
             "nothing to resume: the conversation has no calls waiting for a decision "
             "(continue it with chat)"
         )
-    if not isinstance(decisions, Mapping):
-        raise ConfigError(
-            "decisions must be a dict of call id to True, False or a reason, not "
-            f"{type(decisions).__name__}"
-        )
+    decisions = decision_map(decisions)
     unknown = [key for key in decisions if key not in ids]
     if unknown:
         shown = ", ".join(f"{key!r:.60}" for key in unknown[:5])

@@ -49,7 +49,7 @@ class Run:
         *,
         sources: Sequence[ToolSource] = (),
         facts: ModelFacts | None = None,
-        decisions: Mapping[str, Decision] | None = None,
+        decisions: Mapping[object, object] | None = None,
     ) -> None:
         if not sources:  # with sources, checked once their tools are known
             _check_config(tools, options)
