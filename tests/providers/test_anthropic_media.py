@@ -236,6 +236,12 @@ def test_a_plain_text_document_goes_as_a_text_source() -> None:
     assert_sdk_accepts(body)
 
 
+def test_a_title_is_cut_to_the_500_characters_the_api_takes() -> None:
+    paper = Document.from_bytes(convo.PDF, name="p" * 600 + ".pdf")
+    body = encode([user(TextPart("Read."), MediaPart(paper))])
+    assert body["messages"][0]["content"][1]["title"] == "p" * 500
+
+
 def test_a_document_without_a_name_has_no_title() -> None:
     body = encode([user(TextPart("Read."), MediaPart(Document.from_bytes(convo.PDF)))])
     assert "title" not in body["messages"][0]["content"][1]

@@ -5,14 +5,16 @@ or inside a ``tool_result``'s content. The block's ``source`` is one of the wire
 ``{"type": "base64", "media_type", "data"}`` for bytes, ``{"type": "text", "media_type":
 "text/plain", "data"}`` for a plain-text document (its text as it is), ``{"type": "url",
 "url"}`` for a part sent by reference (an https image, or a PDF; the API fetches it). A
-document's file name, when known, goes in its ``title``, which the API passes to the model.
+document's file name, when known, goes in its ``title`` (cut to the 500 characters the API
+takes), which the API passes to the model.
 
 The wire's limits, from Anthropic's vision and PDF guides, checked before anything is sent:
 
 * an image's base64 text is at most 5 MB (5,242,880 characters; the API measures the encoded
   form, so about 3.75 MB of bytes);
 * the whole request is at most 32 MB, so the parts' encoded sizes together must stay below it;
-* Claude on Vertex AI (and on Bedrock) takes base64 sources only: a URL there is refused.
+* Claude on Vertex AI takes base64 sources only (the vision guide says so of Google Cloud and
+  Bedrock): a URL there is refused.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from ... import _errors as errors
 from ..._conversation._media import Document, Media
 from ..._conversation._parts import MediaPart
 
-__all__ = ["IMAGE_LIMIT", "REQUEST_LIMIT", "MediaBlocks"]
+__all__ = ["IMAGE_LIMIT", "REQUEST_LIMIT", "TITLE_LENGTH", "MediaBlocks", "encoded_size"]
 
 MB = 1024 * 1024
 IMAGE_LIMIT = 5 * MB  # an image's base64 text
 REQUEST_LIMIT = 32 * MB  # the whole request body
+TITLE_LENGTH = 500  # a document's title: the API refuses a longer one
 _FETCHED = ("https://", "http://")  # the URLs the API fetches itself
 
 
@@ -52,7 +55,7 @@ class MediaBlocks:
         media = part.media
         block: dict[str, Any] = {"type": media.kind, "source": self._source(media)}
         if media.kind == "document" and media.name:
-            block["title"] = media.name
+            block["title"] = media.name[:TITLE_LENGTH]
         return block
 
     def _source(self, media: Media) -> dict[str, Any]:
