@@ -268,7 +268,7 @@ def test_an_image_of_exactly_the_limit_is_sent() -> None:
 def test_one_part_too_many_in_a_message_is_a_config_error(make: Any, most: int) -> None:
     parts = [MediaPart(make()) for _ in range(most)]
     encode([user(TextPart("All of them."), *parts)])  # the limit itself is fine
-    with pytest.raises(ConfigError, match=f"at most {most} .*s in one message"):
+    with pytest.raises(ConfigError, match=f"at most {most} .*s in one message, not {most + 1}"):
         encode([user(TextPart("All of them."), *parts, MediaPart(make()))])
 
 
@@ -277,6 +277,15 @@ def test_the_counts_start_again_in_each_message() -> None:
     conversation = [user(TextPart("Look."), *photos), LangMessage.text("assistant", "Seen.")]
     body = encode([*conversation, user(TextPart("And these?"), *photos)])
     assert sum("image" in block for block in body["messages"][2]["content"]) == 20
+
+
+def test_a_tool_results_images_count_toward_its_message() -> None:
+    call = FunctionCall(id="call_1", name="snapshot", arguments={}, status="done")
+    photos = [MediaPart(convo.PHOTO) for _ in range(11)]
+    result = LangMessage.tool_result(call, "", parts=photos)
+    turn = LangMessage("assistant", [ToolCallPart(call)])
+    with pytest.raises(ConfigError, match="at most 20 images in one message, not 21"):
+        encode([user(TextPart("Go.")), turn, result, user(TextPart("And these:"), *photos[1:])])
 
 
 def test_an_image_in_an_assistant_turn_is_described() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import _errors as errors
 from ..._conversation._messages import (
     LangMessage,
     MediaPart,
@@ -27,7 +26,7 @@ from ..._conversation._messages import (
 )
 from .._base import result_text
 from ..anthropic._encode import wire_id  # a toolUseId takes what a tool_use id takes
-from ._media import MediaBlocks
+from ._media import MediaBlocks, check_message
 from ._name import NAME
 
 __all__ = ["encode_messages", "wire_id"]
@@ -39,8 +38,8 @@ def encode_messages(
     """The ``system`` blocks and the ``messages`` array of a Converse request.
 
     Raises:
-        ConfigError: An image or document the wire cannot take (see ``MediaBlocks``), or a
-            user message holding a document and no text, which Converse refuses.
+        ConfigError: An image or document the wire cannot take, or a message breaking the
+            rules on them (see ``_media``).
     """
     system: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
@@ -51,8 +50,6 @@ def encode_messages(
                 system.append({"text": message.content})
             continue
         role = "user" if message.role == "tool" else message.role
-        if not (out and out[-1]["role"] == role):
-            media.next_message()  # merged messages count as one
         blocks = _message_blocks(message, media)
         if not blocks:
             continue
@@ -62,7 +59,7 @@ def encode_messages(
             out.append({"role": role, "content": blocks})
     for entry in out:  # a turn's results come first in their user message
         entry["content"].sort(key=lambda block: "toolResult" not in block)
-        _check_text_beside_documents(entry["content"])
+        check_message(entry["content"])
     return system, out
 
 
@@ -72,16 +69,6 @@ def _message_blocks(message: LangMessage, media: MediaBlocks) -> list[dict[str, 
     # Only a user message takes images and documents; an assistant's (one another provider
     # generated, say) are described.
     return _blocks(message.parts, media if message.role == "user" else None)
-
-
-def _check_text_beside_documents(content: list[dict[str, Any]]) -> None:
-    if any("document" in block for block in content) and not any(
-        "text" in block for block in content
-    ):
-        raise errors.ConfigError(
-            "Bedrock's Converse API takes a document in a message only beside text: add a "
-            "question or an instruction to the prompt that holds it"
-        )
 
 
 def _tool_result(message: LangMessage, media: MediaBlocks) -> dict[str, Any]:

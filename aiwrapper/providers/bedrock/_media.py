@@ -31,7 +31,7 @@ from ... import _errors as errors
 from ..._conversation._media import Media
 from ..._conversation._parts import MediaPart
 
-__all__ = ["MediaBlocks"]
+__all__ = ["MediaBlocks", "check_message"]
 
 MB = 1024 * 1024
 _FORMATS = {
@@ -49,21 +49,16 @@ _SPACES = re.compile(r"\s+")
 
 
 class MediaBlocks:
-    """Writes one request's media blocks: names unique across it, counts kept per message."""
+    """Writes one request's media blocks, their names unique across the request."""
 
     def __init__(self) -> None:
         self._names: set[str] = set()  # casefolded, as the names given so far
-        self._counts = {"image": 0, "document": 0}  # in the message being written
-
-    def next_message(self) -> None:
-        """Start counting a new message's parts."""
-        self._counts = {"image": 0, "document": 0}
 
     def block(self, part: MediaPart) -> dict[str, Any]:
         """The ``image`` or ``document`` block for ``part``.
 
         Raises:
-            ConfigError: A part sent by URL, past a size limit, or one too many.
+            ConfigError: A part sent by URL, or past its size limit.
         """
         media = part.media
         self._check(media)
@@ -80,17 +75,11 @@ class MediaBlocks:
                 f"({media.url[:80]}); aiwrapper does not send S3 locations: build the "
                 f"{media.kind} with from_path or from_bytes"
             )
-        most, size, shown = _LIMITS[media.kind]
+        _, size, shown = _LIMITS[media.kind]
         if media.size > size:
             raise errors.ConfigError(
                 f"Bedrock takes {media.kind}s of at most {shown} each; {_named(media)} is "
                 f"{media.size / MB:.2f} MB: make it smaller"
-            )
-        self._counts[media.kind] += 1
-        if self._counts[media.kind] > most:
-            raise errors.ConfigError(
-                f"Bedrock takes at most {most} {media.kind}s in one message; "
-                f"{_named(media)} is one more"
             )
 
     def _name(self, given: str | None) -> str:
@@ -102,6 +91,33 @@ class MediaBlocks:
             name = base[: _NAME_LENGTH - len(suffix)].rstrip() + suffix
         self._names.add(name.casefold())
         return name
+
+
+def check_message(content: list[dict[str, Any]]) -> None:
+    """Refuse a Converse message holding more images or documents than the API takes (its
+    tool results' counted in), or a document and no text beside it.
+
+    Raises:
+        ConfigError: Naming the rule the message breaks.
+    """
+    nested = (inner for block in content for inner in _result_content(block))
+    blocks = [*content, *nested]
+    for kind, (most, _, _) in _LIMITS.items():
+        count = sum(kind in block for block in blocks)
+        if count > most:
+            raise errors.ConfigError(
+                f"Bedrock takes at most {most} {kind}s in one message, not {count}"
+            )
+    if any("document" in block for block in content) and not any("text" in b for b in content):
+        raise errors.ConfigError(
+            "Bedrock's Converse API takes a document in a message only beside text: add a "
+            "question or an instruction to the prompt that holds it"
+        )
+
+
+def _result_content(block: dict[str, Any]) -> list[dict[str, Any]]:
+    result = block.get("toolResult")
+    return result["content"] if isinstance(result, dict) else []
 
 
 def _stem(name: str) -> str:
