@@ -265,13 +265,10 @@ def test_a_breakpoint_the_user_placed_on_an_image_is_kept_and_counted() -> None:
     assert content[1] == {"type": "text", "text": "What is it?", "cache_control": EPHEMERAL}
 
 
-def test_an_image_in_an_assistant_turn_is_described() -> None:
+def test_an_image_in_an_assistant_turn_is_not_sent_back() -> None:
     drawn = LangMessage("assistant", [TextPart("Here:"), MediaPart(convo.PHOTO)])
     body = encode([user(TextPart("Draw.")), drawn, user(TextPart("Thanks."))], cache=False)
-    assert body["messages"][1]["content"] == [
-        {"type": "text", "text": "Here:"},
-        {"type": "text", "text": convo.PHOTO.describe()},
-    ]
+    assert body["messages"][1]["content"] == [{"type": "text", "text": "Here:"}]
 
 
 def test_an_image_over_five_megabytes_of_base64_is_a_config_error_naming_it() -> None:

@@ -288,10 +288,7 @@ def test_a_tool_results_images_count_toward_its_message() -> None:
         encode([user(TextPart("Go.")), turn, result, user(TextPart("And these:"), *photos[1:])])
 
 
-def test_an_image_in_an_assistant_turn_is_described() -> None:
+def test_an_image_in_an_assistant_turn_is_not_sent_back() -> None:
     drawn = LangMessage("assistant", [TextPart("Here:"), MediaPart(convo.PHOTO)])
     body = encode([user(TextPart("Draw.")), drawn, user(TextPart("Thanks."))], cache=False)
-    assert body["messages"][1]["content"] == [
-        {"text": "Here:"},
-        {"text": convo.PHOTO.describe()},
-    ]
+    assert body["messages"][1]["content"] == [{"text": "Here:"}]

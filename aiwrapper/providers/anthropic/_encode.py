@@ -80,7 +80,8 @@ def encode_messages(
     user placed on a system message's block makes ``system`` a list of text blocks, one per
     system message, each with its own breakpoint. Images and documents become ``image`` and
     ``document`` blocks in user messages and tool results (``urls=False`` where the endpoint
-    takes no ``url`` source), and are described in text in an assistant's turn.
+    takes no ``url`` source); an image in an assistant's turn (one another provider generated)
+    stays in the conversation but is not sent back, as on the other wires.
 
     Raises:
         ConfigError: A part the wire cannot take (see ``MediaBlocks``).
@@ -170,7 +171,7 @@ def _result_block(part: Part, media: MediaBlocks) -> dict[str, Any]:
 
 def _media_for(role: str, media: MediaBlocks) -> MediaBlocks | None:
     """The writer of media blocks for a message of ``role``: none for the assistant's, whose
-    images (one another provider generated, say) are described instead."""
+    images (one another provider generated, say) are not sent back."""
     return media if role == "user" else None
 
 
@@ -184,9 +185,9 @@ def _blocks(
     return [block for block in blocks if block is not None]
 
 
-def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any]:
+def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any] | None:
     if media is None:
-        return {"type": "text", "text": part.describe()}
+        return None
     block = media.block(part)
     data = _own(part.state)
     if data and data.get("cache_control") is not None:  # one the user placed

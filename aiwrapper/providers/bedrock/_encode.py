@@ -67,7 +67,7 @@ def _message_blocks(message: LangMessage, media: MediaBlocks) -> list[dict[str, 
     if message.role == "tool":
         return [_tool_result(message, media)]
     # Only a user message takes images and documents; an assistant's (one another provider
-    # generated, say) are described.
+    # generated, say) stay in the conversation but are not sent back, as on the other wires.
     return _blocks(message.parts, media if message.role == "user" else None)
 
 
@@ -97,8 +97,8 @@ def _blocks(parts: Sequence[Part], media: MediaBlocks | None) -> list[dict[str, 
     return [block for block in blocks if block is not None]
 
 
-def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any]:
-    return {"text": part.describe()} if media is None else media.block(part)
+def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any] | None:
+    return None if media is None else media.block(part)
 
 
 def _own(state: ProviderState | None) -> dict[str, Any] | None:
