@@ -8,7 +8,7 @@ from typing import Any
 
 from typing_extensions import assert_type
 
-from aiwrapper import Lang, LangResult, RunEvent, tool
+from aiwrapper import DEFER, Lang, LangMessages, LangResult, RunEvent, tool
 
 
 @tool
@@ -55,6 +55,18 @@ async def overrides_async(lang: Lang) -> None:
         async for _event in run:
             pass
     print(run.result.answer)
+
+
+async def approval_that_waits(lang: Lang) -> None:
+    result = await lang.ask(
+        "Book Oslo", functions=[book], approve=lambda call: DEFER if call.name == "book" else True
+    )
+    saved: str = result.messages.to_json()
+    decisions = {call.id: True for call in result.pending}
+    done = await lang.resume(saved, decisions, functions=[book], max_iterations=3)
+    assert_type(done, LangResult[Any])
+    again = lang.resume_sync(LangMessages.from_json(saved), {"call_1": "no"}, temperature=0.1)
+    print(again.finish_reason, LangMessages.from_jsonable(done.messages.to_jsonable()))
 
 
 class Shop:
