@@ -177,3 +177,23 @@ def test_taking_a_body_apart_leaves_whole_what_something_else_still_holds() -> N
     assert held == []
     assert freed == [threading.get_ident()]
     assert kept == {"properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+async def test_what_a_big_read_leaves_alive_is_collected_before_the_loop_gets_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The conversation is old when the loop gets it: no young collection there walks it."""
+    young: list[int] = []
+    real = _reading._read_off_loop
+
+    def reading(front: Any, chunks: list[bytes]) -> Any:
+        outcome = real(front, chunks)
+        young.append(len(gc.get_objects(0)) + len(gc.get_objects(1)))
+        return outcome
+
+    monkeypatch.setattr(_reading, "_read_off_loop", reading)
+    reply, _, freed = await _post("openai", _body("openai", messages=6_000), monkeypatch)
+    assert reply.status_code == 200
+    assert len(freed) == 1
+    assert len(young) == 1
+    assert young[0] < _reading._YOUNG_AFTER_READING  # not the 6,000 messages' 20,000 objects
