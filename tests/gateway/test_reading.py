@@ -3,8 +3,9 @@
 What holds the loop while a big body is read is measured by ``test_stall_benchmark``; here
 the structure that keeps it free is asserted, on every front-end: the front-end's decoding
 runs in a worker thread with the garbage collector paused and a fine switch interval (both
-restored after), and the parsed body is freed in that thread, refused or served. Before, a
-refusal carried the body to the loop in its traceback's frames, and the loop freed it there.
+restored after); the parsed body is freed in that thread, refused or served (before, a
+refusal carried it to the loop in its traceback's frames, and the loop freed it there); and
+what a served read leaves alive is already old when the loop gets it.
 """
 
 from __future__ import annotations
