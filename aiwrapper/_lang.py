@@ -33,6 +33,7 @@ from ._tools.sources import ToolSource
 
 if TYPE_CHECKING:
     from ._run._contract import Model
+    from ._run._steps import Steps
     from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
     from .providers.bedrock import BedrockSettings
@@ -381,15 +382,25 @@ class Lang:
         options: OptionsLike,
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
+        steps: Steps | None = None,
     ) -> Run:
-        """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
+        """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
+
+        ``steps`` makes the run durable (``aiwrapper.durable``): requests and calls are steps.
+        """
         setup = self._setup_of(options, overrides)
         merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
         result: LangResult[Any] = LangResult(*opening(prompt))
         return Run(
-            self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
+            self.model,
+            merged,
+            setup.tools,
+            result,
+            sources=setup.sources,
+            facts=self._facts,
+            steps=steps,
         )
 
     def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:
