@@ -1,0 +1,323 @@
+"""``DurableLang``: a ``Lang`` whose runs are DBOS workflows that survive a crash.
+
+Built once per process at import time, with the same ``name``, tools and options in every
+worker: recovery re-runs a workflow in whichever process picks it up, and finds its code by
+``name``. Each ``ask``/``chat`` takes JSON-able arguments only (they are the workflow's stored
+input) and runs as a workflow whose model requests and tool calls are steps (``_steps``). The
+workflow runs on the caller's event loop under asyncio, and on DBOS's own loop otherwise (trio,
+the blocking twins, recovery, a queue's workers). Asking again with the ``workflow_id`` of a run
+that exists waits for that run's result; it never starts a second run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import anyio.to_thread
+
+from .._conversation._messages import LangMessages
+from .._conversation._result import LangResult
+from .._errors import AIWrapperError, ConfigError
+from .._lang import Lang
+from .._run._options import LangOptions, OptionsLike, merge_options
+from .._run._output import output_spec
+from ._checkpoints import (
+    error_from_jsonable,
+    error_to_jsonable,
+    result_from_jsonable,
+    result_to_jsonable,
+)
+from ._document import messages_from_jsonable, messages_to_jsonable
+from ._engine import checked_url, ensure_launched, in_thread, require_dbos
+from ._steps import DBOSSteps
+
+__all__ = ["DurableLang", "RunFailed"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}")
+# Options that are code, not data: each worker must hold them from its own import.
+_CODE_OPTIONS = frozenset(
+    ("functions", "function_handler", "approve", "on_result", "on_event", "output_type", "deps")
+)
+
+Request = dict[str, Any]  # a workflow's input: plain JSON data
+
+
+class RunFailed(Exception):
+    """A durable run ended with an error; its one argument is the error's JSON form."""
+
+
+class DurableLang:
+    """A ``Lang`` whose runs survive a crash: each run a DBOS workflow, each step checkpointed.
+
+    Args:
+        lang: The model to ask, with its default options.
+        name: This durable model's name, the same in every worker (letters, digits, ``_.:-``).
+        functions: The tools of its runs (given here: each worker needs them as code).
+        options: Default options; callbacks given here hear the runs this process executes.
+        database_url: DBOS's system database: a ``sqlite:///`` file or a ``postgresql://``
+            URL shared by many workers. ``None``: the database the application configured
+            DBOS with, else ``aiwrapper_durable.sqlite`` in the working directory.
+        queue: A DBOS queue to start runs through, so any worker listening may take them.
+        concurrency: How many runs of the queue one worker runs at once.
+
+    Raises:
+        ConfigError: ``dbos`` is not installed (the extra ``aiwrapper[dbos]``), or an argument
+            is invalid.
+    """
+
+    def __init__(
+        self,
+        lang: Lang,
+        name: str,
+        *,
+        functions: Iterable[Any] = (),
+        options: OptionsLike = None,
+        database_url: str | None = None,
+        queue: str | None = None,
+        concurrency: int | None = None,
+    ) -> None:
+        dbos = require_dbos()
+        if not isinstance(lang, Lang):
+            raise ConfigError(f"DurableLang needs a Lang, not {type(lang).__name__}")
+        self.lang = lang
+        self.name = _checked_name(name, "name")
+        self.options = _merged(functions, options)
+        self.database_url = checked_url(database_url)
+        self.queue = None if queue is None else _checked_name(queue, "queue")
+        self.concurrency = _checked_concurrency(concurrency, queue)
+        self._ready = False
+        self._lock = threading.Lock()
+        workflow = dbos.DBOS.workflow(name=f"aiwrapper.durable:{self.name}")
+        self._workflow = workflow(_body(self))
+
+    async def ask(
+        self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """Ask ``prompt`` as a new durable run (or wait for run ``workflow_id``'s result).
+
+        ``overrides`` are options as JSON data (``temperature``, ``system_prompt``...).
+        """
+        return await self._run(self._ask_request(prompt, overrides), _checked_id(workflow_id))
+
+    async def chat(
+        self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """Continue ``messages`` (``result.messages``, message dicts, or their JSON document)."""
+        return await self._run(self._chat_request(messages, overrides), _checked_id(workflow_id))
+
+    def ask_sync(
+        self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """``ask``, blocking (scripts, and inside a running event loop too)."""
+        request = self._ask_request(prompt, overrides)
+        return self._result(self._wait(request, _checked_id(workflow_id)))
+
+    def chat_sync(
+        self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
+    ) -> LangResult[Any]:
+        """``chat``, blocking (scripts, and inside a running event loop too)."""
+        request = self._chat_request(messages, overrides)
+        return self._result(self._wait(request, _checked_id(workflow_id)))
+
+    def launch(self) -> None:
+        """Configure and launch DBOS unless done, and register the queue.
+
+        A worker calls it when it starts: launching recovers the runs this worker's executor
+        id left unfinished. Otherwise the first run calls it.
+        """
+        if self._ready:
+            return
+        with self._lock:
+            if not self._ready:
+                in_thread(self._launch)
+                self._ready = True
+
+    def _launch(self) -> None:
+        from dbos import DBOS
+
+        ensure_launched(self.database_url)
+        if self.queue is not None:
+            DBOS.register_queue(self.queue, worker_concurrency=self.concurrency)
+
+    def _ask_request(self, prompt: object, overrides: Mapping[str, Any]) -> Request:
+        if not isinstance(prompt, str):
+            raise ConfigError(f"a durable run's prompt is a string, not {type(prompt).__name__}")
+        self._check(prompt, overrides)
+        return {"kind": "ask", "prompt": prompt, "overrides": dict(overrides)}
+
+    def _chat_request(self, messages: object, overrides: Mapping[str, Any]) -> Request:
+        conversation = _conversation(messages)
+        self._check(conversation, overrides)
+        document = messages_to_jsonable(conversation)
+        return {"kind": "chat", "messages": document, "overrides": dict(overrides)}
+
+    def _check(self, given: str | LangMessages, overrides: Mapping[str, Any]) -> None:
+        """Refuse here, not inside the workflow, what the run would refuse before sending."""
+        _check_overrides(overrides)
+        self.lang._start(given, self.options, overrides)
+
+    async def _run(self, request: Request, workflow_id: str | None) -> LangResult[Any]:
+        if not self._ready:
+            await anyio.to_thread.run_sync(self.launch)
+        if _on_asyncio():
+            data = await self._wait_async(request, workflow_id)
+        else:  # trio: DBOS's async API is asyncio's, so its blocking one waits in a thread
+            wait = partial(self._wait, request, workflow_id)
+            data = await anyio.to_thread.run_sync(wait, abandon_on_cancel=True)
+        return self._result(data)
+
+    async def _wait_async(self, request: Request, workflow_id: str | None) -> Any:
+        from dbos import DBOS
+
+        with _workflow_id(workflow_id):
+            if self.queue is None:
+                handle = await DBOS.start_workflow_async(self._workflow, request)
+            else:
+                handle = await DBOS.enqueue_workflow_async(self.queue, self._workflow, request)
+        try:
+            return await handle.get_result()
+        except RunFailed as failed:
+            raise _error(failed) from None
+
+    def _wait(self, request: Request, workflow_id: str | None) -> Any:
+        from dbos import DBOS
+
+        self.launch()
+        with _workflow_id(workflow_id):
+            if self.queue is None:
+                handle = DBOS.start_workflow(self._workflow, request)
+            else:
+                handle = DBOS.enqueue_workflow(self.queue, self._workflow, request)
+        try:
+            return handle.get_result()
+        except RunFailed as failed:
+            raise _error(failed) from None
+
+    def _result(self, data: Any) -> LangResult[Any]:
+        result = result_from_jsonable(data)
+        if result.finished and result.finish_reason != "tool_calls":
+            spec = output_spec(self.options.output_type)
+            result.output = result.answer if spec is None else spec.parse(result.answer)
+        return result
+
+    async def _execute(self, request: Request) -> dict[str, Any]:
+        """The workflow's body: run ``request`` with each request and call a step."""
+        if request["kind"] == "ask":
+            given: str | LangMessages = request["prompt"]
+        else:
+            given = messages_from_jsonable(request["messages"])
+        # Calls start only once their turn is checkpointed: their steps follow its step.
+        overrides = {**request["overrides"], "early_start": False}
+        steps = DBOSSteps(self.lang.provider)
+        run = self.lang._start(given, self.options, overrides, steps=steps)
+        try:
+            result = await run.run()
+        except AIWrapperError as exc:
+            partial_result = None if exc.result is None else result_to_jsonable(exc.result)
+            raise RunFailed(json.dumps(error_to_jsonable(exc, partial_result))) from exc
+        return result_to_jsonable(result)
+
+    def __repr__(self) -> str:
+        return f"DurableLang({self.name!r}, {self.lang!r})"
+
+
+def _body(durable: DurableLang) -> Any:
+    """The workflow function of ``durable``: one per name, registered with DBOS."""
+
+    async def aiwrapper_durable_run(request: Request) -> dict[str, Any]:
+        return await durable._execute(request)
+
+    return aiwrapper_durable_run
+
+
+def _merged(functions: Iterable[Any], options: OptionsLike) -> LangOptions:
+    merged = merge_options(options)
+    given = [*functions]
+    if given:
+        merged = replace(merged, functions=[*(merged.functions or ()), *given])
+    return merged
+
+
+def _checked_name(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        shown = repr(value)[:80]
+        raise ConfigError(
+            f"a durable {what} is 1 to 100 letters, digits and '_.:-' (starting with a letter "
+            f"or digit), not {shown}"
+        )
+    return value
+
+
+def _checked_concurrency(value: object, queue: str | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"concurrency must be a positive int, not {value!r}")
+    if queue is None:
+        raise ConfigError("concurrency limits the runs of a queue: give queue= too")
+    return value
+
+
+def _check_overrides(overrides: Mapping[str, Any]) -> None:
+    for key, value in overrides.items():
+        if key in _CODE_OPTIONS:
+            raise ConfigError(
+                f"{key!r} is code, which a durable run cannot store: give it to "
+                "DurableLang(..., options=...) in every worker"
+            )
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"a durable run's options are JSON data (they are its stored input); "
+                f"{key}={type(value).__name__} is not: give it to DurableLang(..., options=...)"
+            ) from None
+
+
+def _conversation(messages: object) -> LangMessages:
+    if isinstance(messages, Mapping) and "messages" in messages:  # the JSON document
+        return messages_from_jsonable(messages)
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise ConfigError(
+            "chat takes a conversation (result.messages, message dicts or their JSON "
+            f"document), not {type(messages).__name__}"
+        )
+    return LangMessages(messages)  # each item is checked there
+
+
+def _checked_id(workflow_id: object) -> str | None:
+    if workflow_id is None:
+        return None
+    if not isinstance(workflow_id, str) or not workflow_id or len(workflow_id) > 256:
+        shown = repr(workflow_id)[:80]
+        raise ConfigError(f"workflow_id must be a string of 1 to 256 characters, not {shown}")
+    return workflow_id
+
+
+def _workflow_id(workflow_id: str | None) -> AbstractContextManager[Any]:
+    if workflow_id is None:
+        return nullcontext()
+    from dbos import SetWorkflowID
+
+    return SetWorkflowID(workflow_id)
+
+
+def _error(failed: RunFailed) -> AIWrapperError:
+    return error_from_jsonable(json.loads(failed.args[0]))
+
+
+def _on_asyncio() -> bool:
+    """Whether this task runs on asyncio (DBOS's async API), not on trio."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
