@@ -1,0 +1,31 @@
+"""The durable runs' fixtures: the throwaway PostgreSQL cluster, shared by a session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from .postgres import Cluster, binaries
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A PostgreSQL cluster on 127.0.0.1, stopped and deleted at the end of the session.
+
+    Without the server's binaries the test is skipped, except in CI (``CI`` set), where
+    ``.ci/run`` installs them, so their absence is a failure.
+    """
+    found = binaries()
+    if found is None:
+        reason = (
+            "no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under "
+            "/usr/lib/postgresql/*/bin; .ci/run installs Debian's postgresql package"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    cluster = Cluster.start(*found)
+    yield cluster
+    cluster.stop()
