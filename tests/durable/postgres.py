@@ -56,12 +56,35 @@ class Cluster:
             os.chown(root, user["user"], user["group"])
         cluster = cls(root, _free_port(), pg_ctl, user)
         try:
-            cluster._run(initdb, "-D", str(root / "data"), "-U", "postgres", "-A", "trust",
-                         "-E", "UTF8", "--no-sync")
-            options = (f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} "
-                       "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
-            cluster._run(pg_ctl, "-D", str(root / "data"), "-l", str(root / "log"), "-w",
-                         "-t", "30", "-o", options, "start")
+            cluster._run(
+                initdb,
+                "-D",
+                str(root / "data"),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            )
+            options = (
+                f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
+            cluster._run(
+                pg_ctl,
+                "-D",
+                str(root / "data"),
+                "-l",
+                str(root / "log"),
+                "-w",
+                "-t",
+                "30",
+                "-o",
+                options,
+                "start",
+            )
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)
             raise
@@ -93,8 +116,12 @@ def _server_user() -> dict[str, Any]:
         entry = pwd.getpwnam("postgres")
     except KeyError:
         entry = _service_user()
-    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": [],
-            "env": {"PATH": os.environ.get("PATH", ""), "HOME": "/"}}
+    return {
+        "user": entry.pw_uid,
+        "group": entry.pw_gid,
+        "extra_groups": [],
+        "env": {"PATH": os.environ.get("PATH", ""), "HOME": "/"},
+    }
 
 
 def _service_user() -> pwd.struct_passwd:
@@ -102,9 +129,17 @@ def _service_user() -> pwd.struct_passwd:
         return pwd.getpwnam(_SERVICE_USER)
     except KeyError:
         subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-             _SERVICE_USER],
-            check=True, capture_output=True, timeout=30,
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                _SERVICE_USER,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=30,
         )
         return pwd.getpwnam(_SERVICE_USER)
 
