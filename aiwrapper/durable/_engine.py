@@ -10,8 +10,10 @@ what is configured and launched is DBOS's own state, read back each time.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConfigError
@@ -75,12 +77,11 @@ def ensure_launched(url: str | None) -> None:
 
     instance = _instance()
     if instance is None:
+        url = url or default_url()
+        if url.startswith("sqlite:"):
+            _write_ahead(url)
         # DBOS's own lines only from warnings up: an application wanting more configures it.
-        config: Any = {
-            "name": _APP_NAME,
-            "system_database_url": url or default_url(),
-            "log_level": "WARNING",
-        }
+        config: Any = {"name": _APP_NAME, "system_database_url": url, "log_level": "WARNING"}
         instance = DBOS(config=config)
     elif url is not None and _configured_url(instance) != url:
         raise ConfigError(
@@ -89,6 +90,22 @@ def ensure_launched(url: str | None) -> None:
         )
     if not getattr(instance, "_launched", False):
         DBOS.launch()
+
+
+def _write_ahead(url: str) -> None:
+    """Put a SQLite file in write-ahead-log mode (it stays so), before DBOS opens it.
+
+    Each checkpoint is a commit. In SQLite's default mode a commit syncs the journal and the
+    database file; in WAL mode it syncs the log alone, once: several times faster, as safe
+    (a commit is on disk when it returns), and readers never wait for the writer.
+    """
+    from sqlalchemy import make_url
+
+    path = make_url(url).database
+    if not path or path == ":memory:":
+        return
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA journal_mode=WAL")
 
 
 def in_thread(function: Callable[[], T]) -> T:
