@@ -160,6 +160,6 @@ def _usage_from_jsonable(data: JSONObject) -> RequestUsage:
 def _is_json(value: object) -> bool:
     try:
         json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     return True

@@ -143,9 +143,14 @@ class DurableLang:
     def _launch(self) -> None:
         from dbos import DBOS
 
-        ensure_launched(self.database_url)
-        if self.queue is not None:
-            DBOS.register_queue(self.queue, worker_concurrency=self.concurrency)
+        try:
+            ensure_launched(self.database_url)
+            if self.queue is not None:
+                DBOS.register_queue(self.queue, worker_concurrency=self.concurrency)
+        except AIWrapperError:
+            raise
+        except Exception as exc:  # an unreachable database, a refused login, a bad file
+            raise ConfigError(f"DBOS could not start for durable runs: {exc}") from exc
 
     def _ask_request(self, prompt: object, overrides: Mapping[str, Any]) -> Request:
         if not isinstance(prompt, str):
@@ -275,7 +280,7 @@ def _check_overrides(overrides: Mapping[str, Any]) -> None:
             )
         try:
             json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # not JSON, or nested past reason
             raise ConfigError(
                 f"a durable run's options are JSON data (they are its stored input); "
                 f"{key}={type(value).__name__} is not: give it to DurableLang(..., options=...)"

@@ -75,21 +75,27 @@ def ensure_launched(url: str | None) -> None:
     """
     from dbos import DBOS
 
-    instance = _instance()
+    instance, created = _instance(), False
     if instance is None:
         url = url or default_url()
         if url.startswith("sqlite:"):
             _write_ahead(url)
         # DBOS's own lines only from warnings up: an application wanting more configures it.
         config: Any = {"name": _APP_NAME, "system_database_url": url, "log_level": "WARNING"}
-        instance = DBOS(config=config)
+        instance, created = DBOS(config=config), True
     elif url is not None and _configured_url(instance) != url:
         raise ConfigError(
             f"DBOS is configured with the system database {_configured_url(instance)!r}; a "
             f"durable run cannot use {url!r} beside it (one database per process)"
         )
-    if not getattr(instance, "_launched", False):
+    if getattr(instance, "_launched", False):
+        return
+    try:
         DBOS.launch()
+    except BaseException:
+        if created:  # ours: gone, so that a later run may try again
+            DBOS.destroy()
+        raise
 
 
 def _write_ahead(url: str) -> None:

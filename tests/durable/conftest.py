@@ -1,4 +1,4 @@
-"""The durable runs' fixtures: the throwaway PostgreSQL cluster, shared by a session."""
+"""The durable runs' fixtures: the fake model server, and the throwaway PostgreSQL cluster."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from .fakeopenai import FakeOpenAI
 from .postgres import Cluster, binaries
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    """The fake OpenAI server the workers' model talks to, counting requests by stage."""
+    fake = FakeOpenAI().start()
+    yield fake
+    fake.stop()
 
 
 @pytest.fixture(scope="session")

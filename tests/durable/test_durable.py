@@ -297,3 +297,30 @@ async def test_a_run_replayed_whole_gives_back_its_result_and_does_nothing_again
     assert replay["answer"] == first.answer
     assert model.ran == ["first", "second"]
     assert len(model.lang.requests) == 3
+
+
+def test_a_database_dbos_cannot_reach_is_a_config_error_and_a_later_run_may_try_again() -> None:
+    code = (
+        "from aiwrapper import ConfigError, Lang\n"
+        "from aiwrapper.durable import DurableLang\n"
+        "url = 'postgresql://nobody@127.0.0.1:1/runs'  # a port nothing listens on\n"
+        "durable = DurableLang(Lang.offline(), 'nowhere', database_url=url)\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        "        durable.ask_sync('hi')\n"
+        "    except ConfigError as exc:\n"
+        "        print(str(exc).splitlines()[0])\n"
+    )
+    root = Path(__file__).parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60,
+        check=True,
+    )  # fmt: skip
+    assert (
+        done.stdout.splitlines()
+        == [
+            "DBOS could not start for durable runs: (psycopg.OperationalError) connection failed: "
+            'connection to server at "127.0.0.1", port 1 failed: Connection refused'
+        ]
+        * 2
+    )
