@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -27,8 +25,16 @@ from .._conversation._messages import LangMessages
 from .._conversation._result import LangResult
 from .._errors import AIWrapperError, ConfigError
 from .._lang import Lang
-from .._run._options import LangOptions, OptionsLike, merge_options
+from .._run._options import OptionsLike
 from .._run._output import output_spec
+from ._arguments import (
+    check_overrides,
+    checked_concurrency,
+    checked_id,
+    checked_name,
+    conversation,
+    merged_options,
+)
 from ._checkpoints import (
     error_from_jsonable,
     error_to_jsonable,
@@ -40,12 +46,6 @@ from ._engine import checked_url, ensure_launched, in_thread, require_dbos
 from ._steps import DBOSSteps
 
 __all__ = ["DurableLang", "RunFailed"]
-
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}")
-# Options that are code, not data: each worker must hold them from its own import.
-_CODE_OPTIONS = frozenset(
-    ("functions", "function_handler", "approve", "on_result", "on_event", "output_type", "deps")
-)
 
 Request = dict[str, Any]  # a workflow's input: plain JSON data
 
@@ -88,11 +88,11 @@ class DurableLang:
         if not isinstance(lang, Lang):
             raise ConfigError(f"DurableLang needs a Lang, not {type(lang).__name__}")
         self.lang = lang
-        self.name = _checked_name(name, "name")
-        self.options = _merged(functions, options)
+        self.name = checked_name(name, "name")
+        self.options = merged_options(functions, options)
         self.database_url = checked_url(database_url)
-        self.queue = None if queue is None else _checked_name(queue, "queue")
-        self.concurrency = _checked_concurrency(concurrency, queue)
+        self.queue = None if queue is None else checked_name(queue, "queue")
+        self.concurrency = checked_concurrency(concurrency, queue)
         self._ready = False
         self._lock = threading.Lock()
         workflow = dbos.DBOS.workflow(name=f"aiwrapper.durable:{self.name}")
@@ -105,27 +105,27 @@ class DurableLang:
 
         ``overrides`` are options as JSON data (``temperature``, ``system_prompt``...).
         """
-        return await self._run(self._ask_request(prompt, overrides), _checked_id(workflow_id))
+        return await self._run(self._ask_request(prompt, overrides), checked_id(workflow_id))
 
     async def chat(
         self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """Continue ``messages`` (``result.messages``, message dicts, or their JSON document)."""
-        return await self._run(self._chat_request(messages, overrides), _checked_id(workflow_id))
+        return await self._run(self._chat_request(messages, overrides), checked_id(workflow_id))
 
     def ask_sync(
         self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """``ask``, blocking (scripts, and inside a running event loop too)."""
         request = self._ask_request(prompt, overrides)
-        return self._result(self._wait(request, _checked_id(workflow_id)))
+        return self._result(self._wait(request, checked_id(workflow_id)))
 
     def chat_sync(
         self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """``chat``, blocking (scripts, and inside a running event loop too)."""
         request = self._chat_request(messages, overrides)
-        return self._result(self._wait(request, _checked_id(workflow_id)))
+        return self._result(self._wait(request, checked_id(workflow_id)))
 
     def launch(self) -> None:
         """Configure and launch DBOS unless done, and register the queue.
@@ -159,14 +159,14 @@ class DurableLang:
         return {"kind": "ask", "prompt": prompt, "overrides": dict(overrides)}
 
     def _chat_request(self, messages: object, overrides: Mapping[str, Any]) -> Request:
-        conversation = _conversation(messages)
-        self._check(conversation, overrides)
-        document = messages_to_jsonable(conversation)
+        given = conversation(messages)
+        self._check(given, overrides)
+        document = messages_to_jsonable(given)
         return {"kind": "chat", "messages": document, "overrides": dict(overrides)}
 
     def _check(self, given: str | LangMessages, overrides: Mapping[str, Any]) -> None:
         """Refuse here, not inside the workflow, what the run would refuse before sending."""
-        _check_overrides(overrides)
+        check_overrides(overrides)
         self.lang._start(given, self.options, overrides)
 
     async def _run(self, request: Request, workflow_id: str | None) -> LangResult[Any]:
@@ -241,70 +241,6 @@ def _body(durable: DurableLang) -> Any:
         return await durable._execute(request)
 
     return aiwrapper_durable_run
-
-
-def _merged(functions: Iterable[Any], options: OptionsLike) -> LangOptions:
-    merged = merge_options(options)
-    given = [*functions]
-    if given:
-        merged = replace(merged, functions=[*(merged.functions or ()), *given])
-    return merged
-
-
-def _checked_name(value: object, what: str) -> str:
-    if not isinstance(value, str) or not _NAME.fullmatch(value):
-        shown = repr(value)[:80]
-        raise ConfigError(
-            f"a durable {what} is 1 to 100 letters, digits and '_.:-' (starting with a letter "
-            f"or digit), not {shown}"
-        )
-    return value
-
-
-def _checked_concurrency(value: object, queue: str | None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"concurrency must be a positive int, not {value!r}")
-    if queue is None:
-        raise ConfigError("concurrency limits the runs of a queue: give queue= too")
-    return value
-
-
-def _check_overrides(overrides: Mapping[str, Any]) -> None:
-    for key, value in overrides.items():
-        if key in _CODE_OPTIONS:
-            raise ConfigError(
-                f"{key!r} is code, which a durable run cannot store: give it to "
-                "DurableLang(..., options=...) in every worker"
-            )
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError, RecursionError):  # not JSON, or nested past reason
-            raise ConfigError(
-                f"a durable run's options are JSON data (they are its stored input); "
-                f"{key}={type(value).__name__} is not: give it to DurableLang(..., options=...)"
-            ) from None
-
-
-def _conversation(messages: object) -> LangMessages:
-    if isinstance(messages, Mapping) and "messages" in messages:  # the JSON document
-        return messages_from_jsonable(messages)
-    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
-        raise ConfigError(
-            "chat takes a conversation (result.messages, message dicts or their JSON "
-            f"document), not {type(messages).__name__}"
-        )
-    return LangMessages(messages)  # each item is checked there
-
-
-def _checked_id(workflow_id: object) -> str | None:
-    if workflow_id is None:
-        return None
-    if not isinstance(workflow_id, str) or not workflow_id or len(workflow_id) > 256:
-        shown = repr(workflow_id)[:80]
-        raise ConfigError(f"workflow_id must be a string of 1 to 256 characters, not {shown}")
-    return workflow_id
 
 
 def _workflow_id(workflow_id: str | None) -> AbstractContextManager[Any]:
