@@ -24,6 +24,8 @@ GROUND_FLOOR = {
     "aiwrapper._wire._jsontext",
     "aiwrapper._wire._numbers",
     "aiwrapper._conversation._message_dicts",
+    "aiwrapper._conversation._media_dicts",
+    "aiwrapper._conversation._content",
     "aiwrapper._conversation._messages",
     "aiwrapper._knowledge._modelrules",
     "aiwrapper._run._options",
@@ -112,6 +114,10 @@ VENDOR_ALLOWANCES = {
         "the ground floor reads the message dicts chat accepts, in two vendors' shapes, and "
         "tags the thinking signatures and calls read from one of them with that vendor's "
         "name; standing below the provider packages, it cannot take the name from one"
+    ),
+    "_conversation/_media_dicts.py": (
+        "the same reader's images and documents, in the same two shapes; an image's detail "
+        "and a block's cache breakpoint ride on the part tagged with their vendor's name"
     ),
 }
 
