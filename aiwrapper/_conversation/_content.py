@@ -22,6 +22,8 @@ __all__ = [
     "PromptLike",
     "is_prompt",
     "is_prompt_item",
+    "labelled_text",
+    "media_label",
     "parts_text",
     "prompt_parts",
     "result_parts",
@@ -89,6 +91,25 @@ def prompt_parts(given: object, *, what: str = "a prompt") -> list[ContentPart]:
 def parts_text(parts: Iterable[ContentPart]) -> str:
     """The text parts, one per line (images and documents left out)."""
     return "\n".join(p.text for p in parts if isinstance(p, TextPart))
+
+
+def media_label(media: Media) -> str:
+    """A short label for views (traces, notebooks): ``[image/png image, 1,234 bytes]``."""
+    what = f"{media.media_type or media.kind} {media.kind}"
+    if media.url is not None:
+        return f"[{what} at {media.url}]"
+    named = f" {media.name!r}" if media.name else ""
+    return f"[{what}{named}, {media.size:,} bytes]"
+
+
+def labelled_text(parts: Iterable[object]) -> str:
+    """The text of a message's parts, each image or document as its label, one per line."""
+    texts = (
+        p.text if isinstance(p, TextPart) else media_label(p.media)
+        for p in parts
+        if isinstance(p, (TextPart, MediaPart))
+    )
+    return "\n".join(t for t in texts if t)
 
 
 def result_parts(value: Any) -> tuple[ContentPart, ...] | None:
