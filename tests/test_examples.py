@@ -25,6 +25,7 @@ SHOWS = {
     "sequential_tools": "['100 -> bob']",  # "Send 100 to bob": not to "Send"
     "dict_definition": "hit for 'How do I stream?'",
     "typed_answers": "Oslo: ",
+    "chart_tool": "an image/png image 'chart.png' (",  # the model was shown the chart
 }
 
 

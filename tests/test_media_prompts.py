@@ -9,7 +9,7 @@ import pytest
 from aiwrapper import ConfigError, Document, FunctionCall, Image, Lang, LangMessage, LangMessages
 from aiwrapper._conversation._messages import MediaPart, TextPart, opening
 
-from .media_samples import PDF, png
+from .media_samples import GIF, PDF, png
 
 pytestmark = pytest.mark.anyio
 
@@ -162,4 +162,38 @@ def test_a_message_repr_names_its_media() -> None:
     message = LangMessages().add_user(["Look:", IMAGE, PAPER])[0]
     assert repr(message) == (
         "LangMessage(role='user', content='Look:', media=['image/png', 'application/pdf'])"
+    )
+
+
+def test_the_offline_model_says_what_it_was_shown() -> None:
+    chart = png(200, 120)
+    answer = Lang.offline().ask_sync(["What is this?", Image.from_bytes(chart), PAPER]).answer
+    assert answer == (
+        "(offline model, no API key set) You said: What is this? You sent an image/png image "
+        f"({len(chart):,} bytes, 200x120 pixels). You sent an application/pdf document "
+        f"'paper.pdf' ({len(PDF)} bytes)."
+    )
+    gif = Lang.offline().ask_sync([Image.from_bytes(GIF), Image.from_url("https://x/a.png")])
+    assert gif.answer.endswith(
+        f"You sent an image/gif image ({len(GIF)} bytes, 4x5 pixels). "
+        "You sent an image/png image at https://x/a.png."
+    )
+
+
+def test_the_offline_model_describes_an_image_a_tool_returned() -> None:
+    from aiwrapper import tool
+
+    @tool
+    def snap(name: str) -> list[object]:
+        """Take a picture.
+
+        Args:
+            name: What to photograph.
+        """
+        return [f"photo of {name}", Image.from_bytes(png(8, 6), name="snap.png")]
+
+    result = Lang.offline().ask_sync("Take a picture of Oslo", functions=[snap])
+    assert result.answer == (
+        "Here is what the tools returned (offline model):\n- snap: photo of Oslo\n"
+        f"  The tool returned an image/png image 'snap.png' ({len(png(8, 6))} bytes, 8x6 pixels)."
     )
