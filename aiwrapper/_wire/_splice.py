@@ -13,8 +13,8 @@ dicts and lists once, which costs less than writing them (about a third on a lon
 from __future__ import annotations
 
 import io
+import os
 import re
-import secrets
 from typing import Any
 
 from ._jsontext import dumps_compact
@@ -69,7 +69,7 @@ class LargeStrings:
 
     def _placeholder(self, text: str) -> str:
         if not self.token:
-            self.token = f"@{secrets.token_hex(12)}@"
+            self.token = f"@{os.urandom(12).hex()}@"
         self.found.append(text)
         return f"{self.token}{len(self.found) - 1}"
 
