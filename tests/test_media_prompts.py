@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -196,4 +197,36 @@ def test_the_offline_model_describes_an_image_a_tool_returned() -> None:
     assert result.answer == (
         "Here is what the tools returned (offline model):\n- snap: photo of Oslo\n"
         f"  The tool returned an image/png image 'snap.png' ({len(png(8, 6))} bytes, 8x6 pixels)."
+    )
+
+
+def test_traces_and_notebooks_show_media_as_labels_without_their_bytes() -> None:
+    from aiwrapper._run._telemetry_attrs import input_content
+
+    call = FunctionCall("c1", "snap")
+    messages = LangMessages().add_user(["Look:", IMAGE]).add_tool_result(call, ["done", PAPER])
+    traced = json.loads(input_content(messages)["gen_ai.input.messages"])
+    assert traced == [
+        {
+            "role": "user",
+            "parts": [
+                {"type": "text", "content": "Look:"},
+                {"type": "image", "mime_type": "image/png"},
+            ],
+        },
+        {
+            "role": "tool",
+            "parts": [
+                {
+                    "type": "tool_call_response",
+                    "id": "c1",
+                    "response": f"done\n[application/pdf document 'paper.pdf', {len(PDF)} bytes]",
+                }
+            ],
+        },
+    ]
+    shown = call._repr_markdown_()
+    assert shown == (
+        f'✓ `snap({{}})` → ["done", "Document(\'application/pdf\', {len(PDF)} bytes, '
+        "name='paper.pdf')\"]"
     )
