@@ -54,7 +54,7 @@ def read_media(block: Mapping[str, Any], kind: str) -> MediaPart:
 def _object(block: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = block.get(key)
     if not isinstance(value, Mapping):
-        raise ConfigError(f"a {block.get('type')!r} block needs an object {key!r}")
+        raise ConfigError(f"this {block.get('type')} block needs an object {key!r}")
     return value
 
 
