@@ -268,7 +268,10 @@ def test_retrieving_a_response_is_a_404(client: openai.OpenAI) -> None:
         ({"temperature": "hot"}, "temperature"),
         ({"input": []}, "input"),
         ({"input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0].type"),
-        ({"input": [{"role": "user", "content": [{"type": "input_image"}]}]}, "input[0]"),
+        (
+            {"input": [{"role": "user", "content": [{"type": "input_image"}]}]},
+            "input[0].content[0].image_url",
+        ),
         (
             {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
             "input[0].call_id",

@@ -6,9 +6,10 @@ moved to another provider. An assistant turn this provider made for the same mod
 as the output items it kept (reasoning with its ``encrypted_content``, then message and
 ``function_call`` items with their ids, in their order), because OpenAI pairs a call with the
 reasoning item before it by id. Any other turn is sent without ids and without reasoning:
-its text as an assistant message, its calls by ``call_id`` alone. Tools go in the flat function
-shape with ``strict`` always explicit (left out, the API picks strict when it can). Which server
-quirks apply is the Chat Completions profile's.
+its text as an assistant message, its calls by ``call_id`` alone. User messages and tool
+results that hold images or documents go as lists of content parts (``_media.py``). Tools go
+in the flat function shape with ``strict`` always explicit (left out, the API picks strict when
+it can). Which server quirks apply is the Chat Completions profile's.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ..openai._cache import add_cache_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
 from ..openai._rules import rules_for
+from ._media import content_parts, has_media
 
 __all__ = ["flat_tool", "request_body"]
 
@@ -137,9 +139,20 @@ def encode_input(
             items += kept if kept is not None else _assistant(message, ids)
         elif message.role == "tool":
             items.append(_result(message, ids, profile))
-        else:  # the string form: servers that read only it and spec validators agree on it
-            items.append({"type": "message", "role": message.role, "content": message.content})
+        else:
+            items.append(_message(message))
     return items
+
+
+def _message(message: LangMessage) -> dict[str, Any]:
+    """A user (or later system) message: its text as a string, its parts when it holds media.
+
+    The string form is the one servers that read only it and spec validators agree on.
+    """
+    content: str | list[dict[str, Any]] = message.content
+    if has_media(message.parts):
+        content = content_parts(message.parts, in_message=True)
+    return {"type": "message", "role": message.role, "content": content}
 
 
 def _instructions(messages: Sequence[LangMessage]) -> tuple[str, Sequence[LangMessage]]:
@@ -215,9 +228,13 @@ def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile
     call_id = message.tool_call_id
     if not call_id:  # the wire pairs an output with its call by call_id alone
         raise errors.ConfigError(f"a tool result needs the tool_call_id of its call: {message!r}")
-    output = result_text(message)
+    output: str | list[dict[str, Any]]
     if message.is_error:  # no error flag on this wire: the error is said in the text
-        output = error_result_text(output, message.error_type)
+        output = error_result_text(result_text(message), message.error_type)
+    elif has_media(message.parts):  # a list of parts, in the tool's order
+        output = content_parts(message.parts, in_message=False)
+    else:
+        output = message.content
     wire_id = ids.get(call_id) or wire_call_id(profile, call_id)
     return {"type": "function_call_output", "call_id": wire_id, "output": output}
 

@@ -5,10 +5,11 @@
 turns a client echoes back: ``reasoning``, ``function_call`` (keyed by ``call_id``; the
 ``fc_`` item ``id`` means nothing to another backend and is dropped) and
 ``function_call_output``. Consecutive assistant-side items form one assistant turn, in their
-order. Text and calls go through ``message_dicts``, the reader ``chat`` uses; reasoning gets
-its backend state back from ``encrypted_content`` (``_front_items.py``). An item type
-this gateway cannot send to every backend (images, stored ``item_reference``s, built-in tool
-calls) is a 400 naming it, never dropped.
+order. Text and calls go through ``message_dicts``, the reader ``chat`` uses; images and
+documents, in user messages and in ``function_call_output``, through ``_front_media.py``;
+reasoning gets its backend state back from ``encrypted_content`` (``_front_items.py``). An
+item type this gateway cannot send to every backend (stored ``item_reference``s, built-in
+tool calls) is a 400 naming it, never dropped.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..._conversation._messages import LangMessage, LangMessages, messages_from_
 from ..._errors import ConfigError
 from .._serving import bad_request
 from ._front_items import reasoning_part
+from ._front_media import holds_media, read_parts
 
 __all__ = ["read_input"]
 
@@ -59,7 +61,10 @@ def _item(item: Any, where: str) -> list[LangMessage]:
         return messages_from_dict({"role": "assistant", "tool_calls": [call]})
     if kind == "function_call_output":
         call_id = _string(item, "call_id", where)
-        output = item.get("output")  # a string, or a list of input_text parts
+        output = item.get("output")  # a string, or a list of input_text/image/file parts
+        if holds_media(output):
+            parts = read_parts(output, f"{where}.output")
+            return [LangMessage("tool", parts, tool_call_id=call_id)]
         content = output if output is not None else ""
         return messages_from_dict({"role": "tool", "tool_call_id": call_id, "content": content})
     if kind == "reasoning":
@@ -71,9 +76,15 @@ def _message(item: Mapping[str, Any], where: str) -> list[LangMessage]:
     role = item.get("role")
     if role not in _ROLES:
         raise bad_request(f"role must be one of {', '.join(_ROLES)}", f"{where}.role")
-    if item.get("content") is None:
+    content = item.get("content")
+    if content is None:
         raise bad_request("a message needs 'content'", f"{where}.content")
-    return messages_from_dict({"role": role, "content": item.get("content")})
+    if holds_media(content):
+        if role != "user":  # the other roles' slots take text on most backends
+            message = "images and documents are read in user messages and function_call_output"
+            raise bad_request(message, f"{where}.content")
+        return [LangMessage("user", read_parts(content, f"{where}.content"))]
+    return messages_from_dict({"role": role, "content": content})
 
 
 def _function(item: Mapping[str, Any], where: str) -> dict[str, str]:
