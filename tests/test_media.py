@@ -51,6 +51,23 @@ def test_base64_is_made_once_however_often_it_is_asked_for() -> None:
     assert base64.b64decode(first) == png()
 
 
+def test_a_data_url_is_made_once_and_base64_is_then_read_from_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[bytes] = []
+    encode = base64.b64encode
+    monkeypatch.setattr(base64, "b64encode", lambda data: calls.append(data) or encode(data))
+    image = Image.from_bytes(png())
+    url = image.data_url()
+    assert image.data_url() is url  # kept: a replay sends the same text, not a new copy
+    assert url == "data:image/png;base64," + encode(png()).decode()
+    assert image.base64() == url.removeprefix("data:image/png;base64,")
+    assert len(calls) == 1  # encoded once for both forms
+    other = Image.from_bytes(png(5, 5))
+    assert other.data_url() == f"data:image/png;base64,{other.base64()}"
+    assert len(calls) == 2
+
+
 def test_parts_are_frozen_and_equal_by_content() -> None:
     image = Image.from_bytes(png())
     with pytest.raises(dataclasses.FrozenInstanceError):

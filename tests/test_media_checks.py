@@ -19,6 +19,7 @@ from .media_samples import PDF, png
 
 pytestmark = pytest.mark.anyio
 
+MB = 1 << 20  # the vendors' MB, read as MiB
 IMAGE = Image.from_bytes(png())
 PAPER = Document.from_bytes(PDF, name="paper.pdf")
 NOTES = Document.from_bytes(b"plain notes", "text/plain")
@@ -103,22 +104,22 @@ def test_a_model_nobody_knows_gets_every_part_and_no_media_costs_nothing() -> No
         (
             "openai",
             "m",
-            [Image.from_bytes(_sized(20_000_001))],
-            r"^message 0, part 0: .* over the OpenAI Chat Completions limit of 20,000,000 bytes "
-            r"per image \(this one: 20,000,001\)",
+            [Image.from_bytes(_sized(20 * MB + 1))],
+            r"^message 0, part 0: .* over the OpenAI Chat Completions limit of 20,971,520 bytes "
+            r"per image \(this one: 20,971,521\)",
         ),
         (
             "bedrock",
             "anthropic.claude-3-5-sonnet-20240620-v1:0",
-            [Document.from_bytes(_sized(4_600_000, PDF), name="big.pdf")],
-            r"\[application/pdf document 'big.pdf', 4,600,000 bytes\] is over the Amazon Bedrock "
-            r"Converse limit of 4,500,000 bytes per document",
+            [Document.from_bytes(_sized(4_800_000, PDF), name="big.pdf")],
+            r"\[application/pdf document 'big.pdf', 4,800,000 bytes\] is over the Amazon Bedrock "
+            r"Converse limit of 4,718,592 bytes per document",
         ),
         (
             "bedrock",
             "m",
-            [Image.from_bytes(_sized(3_750_001))],
-            "limit of 3,750,000 bytes per image",
+            [Image.from_bytes(_sized(3_932_161))],
+            "limit of 3,932,160 bytes per image",
         ),
         ("bedrock", "m", [IMAGE] * 21, "holds 21 images, over the Amazon Bedrock Converse limit"),
         ("bedrock", "m", [PAPER] * 6, "holds 6 documents, over the .* limit of 5 per request"),
@@ -139,19 +140,19 @@ async def test_a_part_over_a_limit_is_a_config_error_naming_part_and_limit(
 
 async def test_a_requests_total_is_checked_and_names_its_largest_part() -> None:
     each = _sized(3_500_000)  # 4,666,668 bytes as base64: each within Anthropic's 5 MB
-    images = [Image.from_bytes(each) for _ in range(6)] + [Image.from_bytes(_sized(3_600_000))]
+    images = [Image.from_bytes(each) for _ in range(7)] + [Image.from_bytes(_sized(3_600_000))]
     with pytest.raises(
         ConfigError,
-        match=r"come to 32,.* bytes as base64, over the Anthropic "
-        r"Messages limit of 32,000,000 per request \(the largest: message 0, "
-        r"part 6, \[image/png image, 3,600,000 bytes\]\)",
+        match=r"come to 3\d,.* bytes as base64, over the Anthropic "
+        r"Messages limit of 33,554,432 per request \(the largest: message 0, "
+        r"part 7, \[image/png image, 3,600,000 bytes\]\)",
     ):
         await _lang("anthropic", "m").ask(images)
 
 
 async def test_bedrocks_document_limit_does_not_bind_pdfs_on_claude_4() -> None:
     lang = _lang("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
-    await lang.ask([Document.from_bytes(_sized(4_600_000, PDF))])
+    await lang.ask([Document.from_bytes(_sized(4_800_000, PDF))])
     assert len(lang.requests) == 1
 
 

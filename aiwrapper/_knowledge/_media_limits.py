@@ -5,8 +5,10 @@ per document and per request, the most images and documents one request may hold
 kinds go by URL (and with which schemes), and whether PDFs are taken at all. The run checks a
 request against its row before sending (``_run/_media_checks``); a name without a row (a
 compatible server, a custom ``Model``) is not checked, and its server decides. Each number
-cites the vendor page it comes from; text is not counted toward a request's limit, so a
-request within these limits can still be refused for its whole size.
+cites the vendor page it comes from. A size a vendor writes in MB is read as MiB (1,048,576
+bytes), the larger reading, so nothing the server would take is refused here; text is not
+counted toward a request's limit, so a request within these limits can still be refused for
+its whole size.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["MediaLimits", "media_limits"]
 
-MB = 1_000_000
-MiB = 1 << 20
+MB = 1 << 20  # as the vendors write it, read as MiB (see above)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,8 @@ class MediaLimits:
 
     Attributes:
         wire: The API's name, for messages (``"Anthropic Messages"``).
-        encoded: Whether the limits count the base64 text sent (else the file's bytes).
+        encoded: The limits that count the base64 text sent rather than the file's bytes:
+            any of ``"image"``, ``"document"`` and ``"request"``.
         per_image: The largest image.
         per_document: The largest document.
         per_request: All images and documents of one request together.
@@ -41,7 +43,7 @@ class MediaLimits:
     """
 
     wire: str
-    encoded: bool = False
+    encoded: frozenset[str] = frozenset()
     per_image: int | None = None
     per_document: int | None = None
     per_request: int | None = None
@@ -91,8 +93,8 @@ _TABLE = {
     # server: counting pages needs a PDF parser). Claude on Vertex AI shares the name.
     "anthropic": MediaLimits(
         "Anthropic Messages",
-        encoded=True,
-        per_image=5 * MiB,
+        encoded=frozenset({"image", "request"}),
+        per_image=5 * MB,
         per_request=32 * MB,
         max_images=600,
         urls={"image": _WEB, "pdf": _WEB},
@@ -104,8 +106,8 @@ _TABLE = {
     # the document limit does not bind PDFs for Claude 4 and later, nor for Nova models.
     "bedrock": MediaLimits(
         "Amazon Bedrock Converse",
-        per_image=3_750_000,
-        per_document=4_500_000,
+        per_image=int(3.75 * MB),
+        per_document=int(4.5 * MB),
         max_images=20,
         max_documents=5,
         document_limit_exempt=r"claude-(?:opus|sonnet|haiku)-[4-9]|nova-",
@@ -113,10 +115,11 @@ _TABLE = {
     ),
     # https://ai.google.dev/gemini-api/docs/file-input-methods: inline data up to 100 MB per
     # request (base64 text; PDFs up to 50 MB), and files by public or signed https URL or a
-    # Cloud Storage gs:// URI (registered first on the Gemini API, taken as is on Vertex AI).
+    # Cloud Storage gs:// URI (registered first on the Gemini API, taken as is on Vertex AI:
+    # both pass here, and the provider tells the two apart).
     "gemini": MediaLimits(
         "Gemini",
-        encoded=True,
+        encoded=frozenset({"request"}),
         per_document=50 * MB,
         per_request=100 * MB,
         urls={"image": _GOOGLE, "pdf": _GOOGLE, "text": _GOOGLE},

@@ -138,12 +138,12 @@ def _check(limits: MediaLimits, model: str, found: list[_Found]) -> None:
     for item in found:
         _check_part(limits, model, item)
     _check_counts(limits, found)
-    total = sum(_measured(limits, f.media) for f in found)
+    total = sum(_measured(limits, f.media, "request") for f in found)
     if limits.per_request is not None and total > limits.per_request:
         largest = max(found, key=lambda f: f.media.size)
         raise ConfigError(
             f"the images and documents of this request come to {total:,} bytes"
-            f"{_as(limits)}, over the {limits.wire} limit of {limits.per_request:,} per "
+            f"{_as(limits, 'request')}, over the {limits.wire} limit of {limits.per_request:,} per "
             f"request (the largest: {largest.where}, {media_label(largest.media)}); send "
             f"fewer or smaller ones (see {limits.source})"
         )
@@ -162,12 +162,13 @@ def _check_part(limits: MediaLimits, model: str, item: _Found) -> None:
     limit = limits.per_image if kind == "image" else limits.per_document
     if kind == "pdf" and limits.exempt(model):
         limit = None
-    size = _measured(limits, media)
+    size = _measured(limits, media, media.kind)
     if limit is not None and size > limit:
+        counted = _as(limits, media.kind)
         raise ConfigError(
             f"{item.where}: {media_label(media)} is over the {limits.wire} limit of "
-            f"{limit:,} bytes{_as(limits)} per {media.kind} (this one: {size:,}); make it "
-            f"smaller before sending (see {limits.source})"
+            f"{limit:,} bytes{counted} per {media.kind} (this one: {size:,}); make it smaller "
+            f"before sending (see {limits.source})"
         )
 
 
@@ -200,10 +201,10 @@ def _check_counts(limits: MediaLimits, found: list[_Found]) -> None:
             )
 
 
-def _measured(limits: MediaLimits, media: Media) -> int:
-    """The size a limit counts: the bytes, or the base64 text made of them."""
-    return 4 * ((media.size + 2) // 3) if limits.encoded else media.size
+def _measured(limits: MediaLimits, media: Media, limit: str) -> int:
+    """The size ``limit`` counts: the bytes, or the base64 text made of them."""
+    return 4 * ((media.size + 2) // 3) if limit in limits.encoded else media.size
 
 
-def _as(limits: MediaLimits) -> str:
-    return " as base64" if limits.encoded else ""
+def _as(limits: MediaLimits, limit: str) -> str:
+    return " as base64" if limit in limits.encoded else ""
