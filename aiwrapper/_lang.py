@@ -23,6 +23,7 @@ from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
 from ._knowledge._modelfacts import ModelFacts
 from ._run._callsetup import CallSetup, setup_key
+from ._run._decisions import decision_map, saved
 from ._run._loop import Run
 from ._run._options import EventCallback, OptionsLike, merge_options
 from ._run._overrides import CallOverrides, LangOptionsDict
@@ -338,6 +339,39 @@ class Lang:
         """``chat`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.chat(messages, options, **overrides))
 
+    async def resume(
+        self,
+        messages: MessagesLike | str | bytes | Mapping[str, Any],
+        decisions: Mapping[str, bool | str],
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]:
+        """Continue a run that stopped for decisions (``finish_reason == "deferred"``).
+
+        ``messages`` is that run's ``result.messages``, or its ``to_json`` text (or
+        ``to_jsonable`` data), here or in any other process; ``decisions`` maps the id of
+        each call in ``result.pending`` to True (run it), or False or a reason (deny it, as
+        ``approve`` would). Approved calls run without asking ``approve`` again, and the run
+        goes on as ``chat`` would; ``on_result`` and ``on_event`` see it as they see any run.
+
+        Raises:
+            ConfigError: Nothing is pending, or a decision is missing for a pending call,
+                names no pending call, or is not True, False or a reason string.
+        """
+        decided = decision_map(decisions)  # None would read as "not resuming"
+        run = self._start(saved(messages), options, overrides, decisions=decided)
+        return await run.run()
+
+    def resume_sync(
+        self,
+        messages: MessagesLike | str | bytes | Mapping[str, Any],
+        decisions: Mapping[str, bool | str],
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]:
+        """``resume`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.resume(messages, decisions, options, **overrides))
+
     @overload
     def stream(
         self,
@@ -386,15 +420,25 @@ class Lang:
         options: OptionsLike,
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
+        decisions: Mapping[object, object] | None = None,
     ) -> Run:
-        """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
+        """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
+
+        ``decisions`` resumes the conversation: its pending calls are decided and run first.
+        """
         setup = self._setup_of(options, overrides)
         merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
         result: LangResult[Any] = LangResult(*opening(prompt))
         return Run(
-            self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
+            self.model,
+            merged,
+            setup.tools,
+            result,
+            sources=setup.sources,
+            facts=self._facts,
+            decisions=decisions,
         )
 
     def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:

@@ -2,9 +2,10 @@
 
 The transport reaches no provider, and neither do the tools, which name no vendor either (a
 dialect is found by name in its provider's package); a ground floor of plain data (calls,
-message parts and messages, results, run events, options, errors, the result serializer and
-JSON text), drawn from several layers, stands below everything else. Outside the provider
-packages no module names a vendor, but for the few allowances listed with their reasons.
+message parts and messages and their JSON document, results, run events, options and
+deferred decisions, errors, the result serializer and JSON text), drawn from several layers,
+stands below everything else. Outside the provider packages no module names a vendor, but for
+the few allowances listed with their reasons.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ GROUND_FLOOR = {
     "aiwrapper._conversation._media_dicts",
     "aiwrapper._conversation._content",
     "aiwrapper._conversation._messages",
+    "aiwrapper._conversation._document",
+    "aiwrapper._conversation._document_values",
+    "aiwrapper._run._decisions",
     "aiwrapper._knowledge._modelrules",
     "aiwrapper._run._options",
     "aiwrapper._run._overrides",

@@ -121,8 +121,6 @@ def test_a_model_nobody_knows_gets_every_part_and_no_media_costs_nothing() -> No
             [Image.from_bytes(_sized(3_932_161))],
             "limit of 3,932,160 bytes per image",
         ),
-        ("bedrock", "m", [IMAGE] * 21, "holds 21 images, over the Amazon Bedrock Converse limit"),
-        ("bedrock", "m", [PAPER] * 6, "holds 6 documents, over the .* limit of 5 per request"),
         ("anthropic", "m", [IMAGE] * 601, "holds 601 images"),
         ("ollama", "llava", ["Read", PAPER], r"part 1: .*Ollama takes no PDFs; send the doc"),
     ],
@@ -193,6 +191,16 @@ async def test_a_url_the_wire_cannot_take_is_a_config_error_suggesting_the_bytes
         await _lang(provider, "m").ask(["Look", media])
     with pytest.raises(ConfigError, match=f"{name}.from_path or {name}.from_bytes"):
         await _lang(provider, "m").ask(["Look", media])
+
+
+def test_a_row_counting_documents_refuses_one_too_many() -> None:
+    from aiwrapper._knowledge._media_limits import MediaLimits
+    from aiwrapper._run._media_checks import _check, _Found
+
+    limits = MediaLimits("Some API", max_documents=1, source="https://example.com/limits")
+    _check(limits, "m", [_Found(0, 1, PAPER)])
+    with pytest.raises(ConfigError, match="holds 2 documents, over the Some API limit of 1"):
+        _check(limits, "m", [_Found(0, 1, PAPER), _Found(2, 0, NOTES)])
 
 
 def test_every_wire_has_a_row_with_its_source() -> None:

@@ -17,6 +17,7 @@ from typing import Any, Union
 from .._errors import ConfigError
 from ._call import FunctionCall
 from ._content import PromptLike, is_prompt, is_prompt_item, parts_text, prompt_parts, result_parts
+from ._document import document_json, messages_to_jsonable, read_document, read_json
 from ._media import Document, Image
 from ._media_dicts import media_dict
 from ._message_dicts import read_message_dict
@@ -46,6 +47,8 @@ __all__ = [
     "ThinkingPart",
     "ToolCallPart",
     "messages_from_dict",
+    "messages_from_jsonable",
+    "messages_to_jsonable",
     "opening",
 ]
 
@@ -151,10 +154,15 @@ class LangMessage:
 
     def to_dict(self) -> dict[str, Any]:
         """This message as a dict of ``role``, ``content`` and ``tool_calls`` (function calls
-        with JSON ``arguments``), which ``from_dict`` reads back; opaque provider state is left
-        out. A message holding images or documents has a list of content parts as its
-        ``content`` (``text``, ``image_url``, ``file``: the Chat Completions shapes, which
-        most servers read), the bytes written as ``data:`` URLs."""
+        with JSON ``arguments``), which ``from_dict`` reads back.
+
+        The portable, lossy form, for showing a message or handing it to other tools: opaque
+        provider state (signatures, encrypted reasoning) and calls' status and results are
+        left out. A message holding images or documents has a list of content parts as its
+        ``content`` (``text``, ``image_url``, ``file``: the Chat Completions shapes, which most
+        servers read), the bytes written as ``data:`` URLs. To save a conversation and
+        continue it, use ``LangMessages.to_json``, which keeps everything.
+        """
         out: dict[str, Any] = {"role": self.role, "content": self._content_for_dict()}
         if self.thinking:
             out["thinking"] = self.thinking
@@ -259,8 +267,39 @@ class LangMessages(list[LangMessage]):
         return self.add(LangMessage.tool_result(call, content, is_error=is_error, parts=parts))
 
     def to_dicts(self) -> list[dict[str, Any]]:
-        """The conversation as dicts (``LangMessage.to_dict``)."""
+        """The conversation as dicts (``LangMessage.to_dict``: portable, and lossy)."""
         return [m.to_dict() for m in self]
+
+    def to_json(self) -> str:
+        """The whole conversation as JSON text that ``from_json`` reads back (``_document``).
+
+        Everything is kept: parts in order, opaque provider state, images and documents,
+        calls with their status, results and errors. Read back, the conversation sends the
+        same request bytes as this one to every provider.
+
+        Raises:
+            ConfigError: Provider state or arguments hold something that is not JSON.
+        """
+        return document_json(messages_to_jsonable(self))
+
+    def to_jsonable(self) -> dict[str, Any]:
+        """``to_json``'s document as plain data (``{"aiwrapper": 1, "messages": [...]}``)."""
+        return messages_to_jsonable(self)
+
+    @classmethod
+    def from_json(cls, text: str | bytes | bytearray) -> LangMessages:
+        """The conversation ``to_json`` wrote.
+
+        Raises:
+            ConfigError: The text is not JSON, a document of a newer version, or malformed
+                (the error names the place, e.g. ``messages[3].parts[1].state``).
+        """
+        return cls(LangMessage(**fields) for fields in read_json(text))
+
+    @classmethod
+    def from_jsonable(cls, obj: Any) -> LangMessages:
+        """The conversation ``to_jsonable`` wrote (raises as ``from_json``)."""
+        return cls(LangMessage(**fields) for fields in read_document(obj))
 
     def with_thinking_as_text(self) -> LangMessages:
         """A copy in which the model's visible reasoning is plain text, for another provider.
@@ -340,6 +379,11 @@ def opening(given: object) -> tuple[str, LangMessages]:
     conversation = LangMessages(given)
     users = [m for m in conversation if m.role == "user"]
     return (users[-1].content if users else ""), conversation
+
+
+def messages_from_jsonable(obj: Any) -> LangMessages:
+    """The conversation a document holds (``LangMessages.from_jsonable``)."""
+    return LangMessages.from_jsonable(obj)
 
 
 def messages_from_dict(data: Mapping[str, Any]) -> list[LangMessage]:

@@ -100,16 +100,16 @@ _TABLE = {
         urls={"image": _WEB, "pdf": _WEB},
         source="https://platform.claude.com/docs/en/build-with-claude/vision",
     ),
-    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html: up to
-    # 20 images of 3.75 MB and 5 documents of 4.5 MB, bytes only (S3 locations are not sent);
+    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html: images
+    # of 3.75 MB and documents of 4.5 MB, bytes only (S3 locations are not sent), at most 20
+    # images and 5 documents in one Converse message: counted by the provider package, which
+    # knows how the conversation's messages merge into Converse's.
     # https://docs.aws.amazon.com/bedrock/latest/userguide/inference-api-restrictions.html:
     # the document limit does not bind PDFs for Claude 4 and later, nor for Nova models.
     "bedrock": MediaLimits(
         "Amazon Bedrock Converse",
         per_image=int(3.75 * MB),
         per_document=int(4.5 * MB),
-        max_images=20,
-        max_documents=5,
         document_limit_exempt=r"claude-(?:opus|sonnet|haiku)-[4-9]|nova-",
         source="https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html",
     ),
