@@ -29,6 +29,7 @@ from ._contract import EventSink, Model, ProviderRequest, output_support, tool_c
 from ._decisions import Decision, checked_decisions, pending_calls
 from ._early import EarlyStart, early_start
 from ._execution import CallExecutor
+from ._media_checks import sendable
 from ._options import LangOptions
 from ._structured import OutputPlan
 from ._telemetry_run import RunTelemetry
@@ -199,6 +200,10 @@ class Run:
 
     async def _request(self, options: LangOptions, early: EarlyStart | None) -> Assembler:
         result = self.result
+        model = options.model or self.model.model
+        # Images and documents checked against the wire and the model before the turn begins:
+        # a request refused here leaves the conversation as it was.
+        messages = sendable(result.messages, self.model.name, model, self._facts)
         watch = self.watch
         # Partial arguments are for on_result's snapshots; events hand out the fragments.
         assembler = Assembler(self.model.name, live=watch.on_result is not None)
@@ -209,8 +214,8 @@ class Run:
         if self.output is not None:  # the fallback's final tool, or the native output option
             tools, options = self.output.request(tools, options)
         request = ProviderRequest(
-            model=options.model or self.model.model,
-            messages=result.messages,
+            model=model,
+            messages=messages,
             tools=tools,
             options=options,
             stream=bool(options.stream),
