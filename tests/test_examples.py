@@ -25,6 +25,9 @@ SHOWS = {
     "sequential_tools": "['100 -> bob']",  # "Send 100 to bob": not to "Send"
     "dict_definition": "hit for 'How do I stream?'",
     "typed_answers": "Oslo: ",
+    "chart_tool": "an image/png image 'chart.png' (",  # the model was shown the chart
+    "save_and_continue": "sunny, 21 °C in Rome",  # the saved conversation went on
+    "approval_that_waits": "waiting for a person: refund({'order': 7, 'amount': 120})",
     "durable_worker": "card charged 1 time(s); receipt attempted 2 time(s)",
 }
 

@@ -25,6 +25,7 @@ from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
 from ._cancellation import cancelled_from_outside, is_cancellation
+from ._decisions import DEFER, Decision
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
 from ._steps import Steps, ToolOutcome
@@ -55,6 +56,9 @@ class _CallbackError(Exception):
 
 
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
+_DEFERRED = ToolOutcome(
+    "", error_type="Deferred", deferred=True
+)  # a call left for a later decision
 
 
 class CallExecutor:
@@ -77,6 +81,8 @@ class CallExecutor:
         self.repeats: dict[int, bool] = {}
         self.outcomes: dict[int, ToolOutcome] = {}
         self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
+        self.decided: dict[int, Decision] = {}  # decisions given to resume, in place of approve
+        self.deferred: set[int] = set()  # calls approve answered with DEFER
         self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
         self.telemetry: RunTelemetry | None = None  # set by the run when it records
@@ -122,6 +128,18 @@ class CallExecutor:
         outcomes = self.outcomes
         limit = self.result_chars
         return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+
+    async def run_decided(
+        self, calls: Sequence[FunctionCall], decisions: Mapping[str, Decision]
+    ) -> list[LangMessage]:
+        """Run calls that waited for a decision: approved ones without asking ``approve``
+        again, denied ones answered as a denial is; their result messages in call order."""
+        self.decided.update((id(call), decisions[call.id]) for call in calls)
+        return await self.run_turn(calls)
+
+    def waiting(self, calls: Sequence[FunctionCall]) -> list[FunctionCall]:
+        """The calls of a turn that ``approve`` deferred, in call order."""
+        return [c for c in calls if id(c) in self.deferred] if self.deferred else []
 
     async def _wait_early(self, calls: Sequence[FunctionCall]) -> None:
         for call in calls:
@@ -263,6 +281,9 @@ class CallExecutor:
                 if failed is None:
                     raise
                 outcome = failed
+            if outcome.deferred:  # not run, not answered: the run stops for it
+                self.deferred.add(id(call))
+                return outcome
             if not outcome.replayed:
                 log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
@@ -345,8 +366,8 @@ class CallExecutor:
             raise _Failure(message, "ToolArgumentsError") from exc
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
-        if self.options.approve is not None:
-            await self._check_approval(tool, call)
+        if (self.options.approve is not None or self.decided) and await self._waits(tool, call):
+            return _DEFERRED
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)
@@ -369,13 +390,22 @@ class CallExecutor:
             )
         return tool
 
-    async def _check_approval(self, tool: Tool, call: FunctionCall) -> None:
-        approve = self.options.approve
-        if approve is None or not self.ask_approval(tool):
-            return
-        decision = await self._callback(approve, call)
+    async def _waits(self, tool: Tool, call: FunctionCall) -> bool:
+        """Whether ``call`` waits for a later decision; raises ``_Failure`` when denied.
+
+        The decision given to ``resume`` for the call stands in for ``approve``.
+        """
+        decision = self.decided.get(id(call))
+        if decision is None:
+            approve = self.options.approve
+            if approve is None or not self.ask_approval(tool):
+                return False
+            decision = await self._callback(approve, call)
+            if decision is DEFER:
+                call.status = "pending"
+                return True
         if decision is True:
-            return
+            return False
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
         raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
 

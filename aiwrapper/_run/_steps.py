@@ -26,14 +26,16 @@ __all__ = ["Steps", "ToolOutcome"]
 class ToolOutcome:
     """What a call produced, ready to become a tool-result message.
 
-    ``replayed`` is set on an outcome a ``Steps`` gave back from its checkpoint: the call did
-    not run again, and its watchers are not told of it again.
+    ``deferred`` marks a call ``approve`` answered with ``DEFER``: neither run nor answered,
+    it waits for a decision. ``replayed`` is set on an outcome a ``Steps`` gave back from its
+    checkpoint: the call did not run again, and its watchers are not told of it again.
     """
 
     content: str
     is_error: bool = False
     error_type: str | None = None
     parts: tuple[TextPart | MediaPart, ...] | None = None  # when more than text
+    deferred: bool = False
     replayed: bool = False
 
 

@@ -17,7 +17,6 @@ from typing import Any
 from .._conversation._messages import LangMessages
 from .._errors import ConfigError
 from .._run._options import LangOptions, OptionsLike, merge_options
-from ._document import messages_from_jsonable
 
 __all__ = [
     "check_overrides",
@@ -86,7 +85,7 @@ def check_overrides(overrides: Mapping[str, Any]) -> None:
 def conversation(messages: object) -> LangMessages:
     """A conversation to continue: messages, message dicts, or their JSON document."""
     if isinstance(messages, Mapping) and "messages" in messages:  # the JSON document
-        return messages_from_jsonable(messages)
+        return LangMessages.from_jsonable(messages)
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise ConfigError(
             "chat takes a conversation (result.messages, message dicts or their JSON "

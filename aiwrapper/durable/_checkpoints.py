@@ -16,11 +16,12 @@ from typing import Any
 
 from .. import _errors as errors
 from .._conversation._assembler import Assembler
-from .._conversation._messages import LangMessage, MediaPart, TextPart
+from .._conversation._document import messages_to_jsonable
+from .._conversation._document_values import read_result, write_result
+from .._conversation._messages import LangMessage, LangMessages, MediaPart, TextPart
 from .._conversation._result import FunctionCall, LangResult, RequestUsage, Usage
 from .._conversation._serialize import to_jsonable
 from .._run._steps import ToolOutcome
-from ._document import messages_from_jsonable, messages_to_jsonable
 
 __all__ = [
     "error_from_jsonable",
@@ -49,7 +50,7 @@ def turn_to_jsonable(turn: Assembler) -> JSONObject:
 
 def turn_from_jsonable(data: JSONObject, provider: str) -> Assembler:
     """The turn ``turn_to_jsonable`` wrote, as the finished ``Assembler`` the loop reads."""
-    message = messages_from_jsonable(data["message"])[0]
+    message = LangMessages.from_jsonable(data["message"])[0]
     return Assembler(
         provider,
         message=message,
@@ -67,8 +68,9 @@ def outcome_to_jsonable(call: FunctionCall, outcome: ToolOutcome) -> JSONObject:
         "content": outcome.content,
         "is_error": outcome.is_error,
         "error_type": outcome.error_type,
+        "deferred": outcome.deferred,
         "status": call.status,
-        "result": to_jsonable(call.result),
+        "result": write_result(call.result, "result"),  # as the conversation document does
         "error": call.error,
         "arguments": to_jsonable(call.arguments),
     }
@@ -80,13 +82,22 @@ def outcome_to_jsonable(call: FunctionCall, outcome: ToolOutcome) -> JSONObject:
 
 def outcome_from_jsonable(call: FunctionCall, data: JSONObject) -> ToolOutcome:
     """The outcome ``outcome_to_jsonable`` wrote, marked replayed; ``call`` is restored."""
-    call.status, call.result, call.error = data["status"], data["result"], data["error"]
+    result = data["result"]
+    call.status, call.error = data["status"], data["error"]
+    call.result = None if result is None else read_result(result, "result")
     call.arguments = data["arguments"]
     parts = None
     if "parts" in data:
-        message = messages_from_jsonable(data["parts"])[0]
+        message = LangMessages.from_jsonable(data["parts"])[0]
         parts = tuple(p for p in message.parts if isinstance(p, (TextPart, MediaPart)))
-    return ToolOutcome(data["content"], data["is_error"], data["error_type"], parts, replayed=True)
+    return ToolOutcome(
+        data["content"],
+        data["is_error"],
+        data["error_type"],
+        parts,
+        deferred=data["deferred"],
+        replayed=True,
+    )
 
 
 def result_to_jsonable(result: LangResult[Any]) -> JSONObject:
@@ -95,6 +106,7 @@ def result_to_jsonable(result: LangResult[Any]) -> JSONObject:
         "prompt": result.prompt,
         "messages": messages_to_jsonable(result.messages),
         "calls": [call.id for call in result.function_calls],
+        "pending": [call.id for call in result.pending],
         "answer": result.answer,
         "thinking": result.thinking,
         "finished": result.finished,
@@ -108,7 +120,7 @@ def result_to_jsonable(result: LangResult[Any]) -> JSONObject:
 
 def result_from_jsonable(data: JSONObject) -> LangResult[Any]:
     """The ``LangResult`` ``result_to_jsonable`` wrote; ``output`` is left to the caller."""
-    messages = messages_from_jsonable(data["messages"])
+    messages = LangMessages.from_jsonable(data["messages"])
     calls = {c.id: c for m in messages if m.role == "assistant" for c in m.tool_calls}
     result: LangResult[Any] = LangResult(
         data["prompt"],
@@ -120,6 +132,7 @@ def result_from_jsonable(data: JSONObject) -> LangResult[Any]:
         iterations=data["iterations"],
         model=data["model"],
         truncated=data["truncated"],
+        pending=[calls[i] for i in data["pending"] if i in calls],
     )
     result.answer, result.thinking = data["answer"], data["thinking"]
     return result

@@ -41,7 +41,6 @@ from ._checkpoints import (
     result_from_jsonable,
     result_to_jsonable,
 )
-from ._document import messages_from_jsonable, messages_to_jsonable
 from ._engine import checked_url, ensure_launched, in_thread, require_dbos
 from ._steps import DBOSSteps
 
@@ -161,7 +160,7 @@ class DurableLang:
     def _chat_request(self, messages: object, overrides: Mapping[str, Any]) -> Request:
         given = conversation(messages)
         self._check(given, overrides)
-        document = messages_to_jsonable(given)
+        document = given.to_jsonable()
         return {"kind": "chat", "messages": document, "overrides": dict(overrides)}
 
     def _check(self, given: str | LangMessages, overrides: Mapping[str, Any]) -> None:
@@ -218,7 +217,7 @@ class DurableLang:
         if request["kind"] == "ask":
             given: str | LangMessages = request["prompt"]
         else:
-            given = messages_from_jsonable(request["messages"])
+            given = LangMessages.from_jsonable(request["messages"])
         # Calls start only once their turn is checkpointed: their steps follow its step.
         overrides = {**request["overrides"], "early_start": False}
         steps = DBOSSteps(self.lang.provider)
