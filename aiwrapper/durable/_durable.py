@@ -25,6 +25,7 @@ from .._conversation._messages import LangMessages
 from .._conversation._result import LangResult
 from .._errors import AIWrapperError, ConfigError
 from .._lang import Lang
+from .._run._decisions import checked_decisions, pending_calls, saved
 from .._run._options import OptionsLike
 from .._run._output import output_spec
 from ._arguments import (
@@ -43,6 +44,7 @@ from ._checkpoints import (
 )
 from ._engine import checked_url, ensure_launched, in_thread, require_dbos
 from ._steps import DBOSSteps
+from ._waiting import decisions_for, joined, outcome_async, outcome_blocking
 
 __all__ = ["DurableLang", "RunFailed"]
 
@@ -112,6 +114,23 @@ class DurableLang:
         """Continue ``messages`` (``result.messages``, message dicts, or their JSON document)."""
         return await self._run(self._chat_request(messages, overrides), checked_id(workflow_id))
 
+    async def resume(
+        self,
+        messages: Any,
+        decisions: Mapping[str, bool | str],
+        *,
+        workflow_id: str | None = None,
+        **overrides: Any,
+    ) -> LangResult[Any]:
+        """Continue, as a new durable run, a conversation that stopped for decisions.
+
+        ``messages`` is a run's ``result.messages`` or its JSON (``to_json``/``to_jsonable``)
+        and ``decisions`` decides each of its pending calls, as ``Lang.resume`` takes them.
+        A durable run that waits is decided with ``send_decisions`` instead: it goes on.
+        """
+        request = self._resume_request(messages, decisions, overrides)
+        return await self._run(request, checked_id(workflow_id))
+
     def ask_sync(
         self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
@@ -124,6 +143,18 @@ class DurableLang:
     ) -> LangResult[Any]:
         """``chat``, blocking (scripts, and inside a running event loop too)."""
         request = self._chat_request(messages, overrides)
+        return self._result(self._wait(request, checked_id(workflow_id)))
+
+    def resume_sync(
+        self,
+        messages: Any,
+        decisions: Mapping[str, bool | str],
+        *,
+        workflow_id: str | None = None,
+        **overrides: Any,
+    ) -> LangResult[Any]:
+        """``resume``, blocking (scripts, and inside a running event loop too)."""
+        request = self._resume_request(messages, decisions, overrides)
         return self._result(self._wait(request, checked_id(workflow_id)))
 
     def launch(self) -> None:
@@ -163,10 +194,29 @@ class DurableLang:
         document = given.to_jsonable()
         return {"kind": "chat", "messages": document, "overrides": dict(overrides)}
 
-    def _check(self, given: str | LangMessages, overrides: Mapping[str, Any]) -> None:
+    def _resume_request(
+        self, messages: object, decisions: object, overrides: Mapping[str, Any]
+    ) -> Request:
+        given = conversation(saved(messages))
+        decided = checked_decisions(pending_calls(given), decisions)
+        self._check(given, overrides, decided)
+        document = given.to_jsonable()
+        return {
+            "kind": "resume",
+            "messages": document,
+            "decisions": decided,
+            "overrides": {**overrides},
+        }
+
+    def _check(
+        self,
+        given: str | LangMessages,
+        overrides: Mapping[str, Any],
+        decisions: Mapping[Any, Any] | None = None,
+    ) -> None:
         """Refuse here, not inside the workflow, what the run would refuse before sending."""
         check_overrides(overrides)
-        self.lang._start(given, self.options, overrides)
+        self.lang._start(given, self.options, overrides, decisions=decisions)
 
     async def _run(self, request: Request, workflow_id: str | None) -> LangResult[Any]:
         if not self._ready:
@@ -187,7 +237,7 @@ class DurableLang:
             else:
                 handle = await DBOS.enqueue_workflow_async(self.queue, self._workflow, request)
         try:
-            return await handle.get_result()
+            return await outcome_async(handle, handle.get_workflow_id(), self._may_wait)
         except RunFailed as failed:
             raise _error(failed) from None
 
@@ -201,33 +251,59 @@ class DurableLang:
             else:
                 handle = DBOS.enqueue_workflow(self.queue, self._workflow, request)
         try:
-            return handle.get_result()
+            return outcome_blocking(handle, handle.get_workflow_id(), self._may_wait)
         except RunFailed as failed:
             raise _error(failed) from None
 
     def _result(self, data: Any) -> LangResult[Any]:
         result = result_from_jsonable(data)
-        if result.finished and result.finish_reason != "tool_calls":
+        if result.finished and result.finish_reason not in ("tool_calls", "deferred"):
             spec = output_spec(self.options.output_type)
             result.output = result.answer if spec is None else spec.parse(result.answer)
         return result
 
+    @property
+    def _may_wait(self) -> bool:
+        """Whether a run may stop to wait for decisions: only ``approve`` defers calls."""
+        return self.options.approve is not None
+
     async def _execute(self, request: Request) -> dict[str, Any]:
-        """The workflow's body: run ``request`` with each request and call a step."""
+        """The workflow's body: run ``request``, each request and call a step; when the run
+        stops for decisions, wait for them (durably) and go on."""
+        decisions = request.get("decisions")
         if request["kind"] == "ask":
             given: str | LangMessages = request["prompt"]
         else:
             given = LangMessages.from_jsonable(request["messages"])
+        result = await self._part(given, request["overrides"], decisions, None)
+        waits = 0
+        while result.finish_reason == "deferred" and result.pending:
+            waits += 1
+            decisions = await decisions_for(result, waits)
+            result = await self._part(result.messages, request["overrides"], decisions, result)
+        return result_to_jsonable(result)
+
+    async def _part(
+        self,
+        given: str | LangMessages,
+        overrides: Mapping[str, Any],
+        decisions: Mapping[Any, Any] | None,
+        before: LangResult[Any] | None,
+    ) -> LangResult[Any]:
+        """One run of the workflow, up to its end or a wait; ``before``: the part it resumes."""
         # Calls start only once their turn is checkpointed: their steps follow its step.
-        overrides = {**request["overrides"], "early_start": False}
+        overrides = {**overrides, "early_start": False}
         steps = DBOSSteps(self.lang.provider)
-        run = self.lang._start(given, self.options, overrides, steps=steps)
+        run = self.lang._start(given, self.options, overrides, decisions=decisions, steps=steps)
         try:
             result = await run.run()
         except AIWrapperError as exc:
-            partial_result = None if exc.result is None else result_to_jsonable(exc.result)
-            raise RunFailed(json.dumps(error_to_jsonable(exc, partial_result))) from exc
-        return result_to_jsonable(result)
+            partial_result = exc.result
+            if partial_result is not None and before is not None:
+                partial_result = joined(before, partial_result)
+            data = None if partial_result is None else result_to_jsonable(partial_result)
+            raise RunFailed(json.dumps(error_to_jsonable(exc, data))) from exc
+        return result if before is None else joined(before, result)
 
     def __repr__(self) -> str:
         return f"DurableLang({self.name!r}, {self.lang!r})"

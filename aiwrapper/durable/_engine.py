@@ -21,7 +21,14 @@ from .._errors import ConfigError
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["DEFAULT_FILE", "checked_url", "ensure_launched", "in_thread", "require_dbos"]
+__all__ = [
+    "DEFAULT_FILE",
+    "checked_url",
+    "ensure_launched",
+    "in_thread",
+    "require_dbos",
+    "system_url",
+]
 
 DEFAULT_FILE = "aiwrapper_durable.sqlite"
 _APP_NAME = "aiwrapper"  # DBOS's application name when aiwrapper configures it
@@ -57,6 +64,16 @@ def checked_url(given: object) -> str | None:
         shown = given if isinstance(given, str) and len(given) < 200 else type(given).__name__
         raise ConfigError(f"database_url must be a sqlite:/// or postgresql:// URL, not {shown!r}")
     return given
+
+
+def system_url(given: str | None) -> str:
+    """The system database a process without a launched DBOS should use: ``given``, else
+    the one the application configured DBOS with, else the default file."""
+    if given is not None:
+        return given
+    instance = _instance()
+    configured = None if instance is None else _configured_url(instance)
+    return configured or default_url()
 
 
 def default_url() -> str:

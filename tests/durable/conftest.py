@@ -19,6 +19,18 @@ def server() -> Iterator[FakeOpenAI]:
     fake.stop()
 
 
+@pytest.fixture(scope="module")
+def dbos_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """DBOS in this process, configured by the application (as an application may) on a
+    SQLite file of the module's, and not launched: the first durable run launches it."""
+    from dbos import DBOS
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('durable') / 'runs.sqlite'}"
+    DBOS(config={"name": "durable-tests", "system_database_url": url, "log_level": "WARNING"})
+    yield url
+    DBOS.destroy(destroy_registry=True)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[Cluster]:
     """A PostgreSQL cluster on 127.0.0.1, stopped and deleted at the end of the session.

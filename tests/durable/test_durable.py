@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,68 +21,15 @@ import anyio.to_thread
 import pytest
 
 from aiwrapper import ConfigError, Lang, LangMessages, RateLimitError, tool
+from aiwrapper.durable import DurableLang
+
+from .models import TwoTools, new_id, steps_of
 
 dbos = pytest.importorskip("dbos", reason="durable runs need the extra aiwrapper[dbos]")
-
-from aiwrapper.durable import DurableLang  # noqa: E402  (after the skip: it needs dbos)
-
 DBOS = dbos.DBOS
 
 
-@pytest.fixture(scope="module", autouse=True)
-def dbos_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """DBOS configured by the application (not launched: the first run launches it)."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('durable') / 'runs.sqlite'}"
-    DBOS(config={"name": "durable-tests", "system_database_url": url, "log_level": "WARNING"})
-    yield url
-    DBOS.destroy(destroy_registry=True)
-
-
-class TwoTools:
-    """A durable model asked to run ``first`` then ``second``, counting what ran and what
-    it was told."""
-
-    def __init__(self, **options: Any) -> None:
-        self.ran: list[str] = []
-        self.events: list[Any] = []
-        self.lang = Lang.scripted(self.turn)
-        self.durable = DurableLang(
-            self.lang,
-            f"two-tools-{uuid.uuid4().hex[:8]}",
-            functions=[self.tool("first"), self.tool("second")],
-            options={"on_event": self.events.append, **options},
-        )
-
-    def tool(self, name: str) -> Any:
-        def run(n: int) -> str:
-            self.ran.append(name)
-            return f"{name} ran with {n}"
-
-        run.__name__ = run.__qualname__ = name
-        run.__doc__ = "Run.\n\nArgs:\n    n: A number.\n"
-        return tool(run)
-
-    @staticmethod
-    def turn(messages: LangMessages, options: Any) -> Any:
-        results = sum(1 for m in messages if m.role == "tool")
-        if results < 2:
-            name = ("first", "second")[results]
-            return {"function_calls": [{"name": name, "arguments": {"n": results + 1}}]}
-        return "both ran"
-
-    def kinds(self) -> list[str]:
-        return [type(e).__name__ for e in self.events]
-
-
-def steps_of(workflow_id: str) -> list[tuple[int, str]]:
-    return [(s["function_id"], s["function_name"]) for s in DBOS.list_workflow_steps(workflow_id)]
-
-
-def new_id() -> str:
-    return f"run-{uuid.uuid4().hex}"
-
-
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("dbos_app")]
 
 
 async def test_a_durable_run_answers_and_checkpoints_each_request_and_call_as_a_step() -> None:

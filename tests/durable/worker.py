@@ -6,9 +6,12 @@ Built at import time, like any durable model: the fake OpenAI server's model at 
 and two tools. ``first`` appends a line to ``WORKDIR/first`` (so a test counts its runs);
 ``second`` appends its process id to ``WORKDIR/second-started``, then waits until
 ``WORKDIR/release`` exists (so a test can kill the process while it runs), then appends its
-process id to ``WORKDIR/second-done``. ``ask`` asks for run ``crash-run`` (or waits for it,
-when it exists) and prints its result as one JSON line; ``work`` only serves the queue until
-it is stopped. The executor id comes from ``DBOS__VMID``, as in any DBOS deployment.
+process id to ``WORKDIR/second-done``. While ``WORKDIR/defer`` exists, ``approve`` defers
+``second`` (a person is to decide). ``ask`` asks for run ``crash-run`` (or waits for it, when
+it exists) and prints its result as one JSON line; a run that waits for decisions is also
+written to ``WORKDIR/waiting``, and the worker then stays up, as a server would. ``work`` only
+serves the queue until it is stopped. The executor id comes from ``DBOS__VMID``, as in any DBOS
+deployment.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from aiwrapper import Lang, tool
+from aiwrapper import DEFER, FunctionCall, Lang, tool
 from aiwrapper.durable import DurableLang
 
 MODE, DATABASE_URL, BASE_URL, WORKDIR = sys.argv[1:5]
@@ -58,11 +61,16 @@ def second(note: str) -> str:
     return "second recorded"
 
 
+def approve(call: FunctionCall) -> object:
+    return DEFER if call.name == "second" and (WORK / "defer").exists() else True
+
+
 lang = Lang.openai_compatible(BASE_URL, model="fake-model", api_key="sk-test")
 durable = DurableLang(
     lang,
     "crash-test",
     functions=[first, second],
+    options={"approve": approve},
     database_url=DATABASE_URL,
     queue=QUEUE,
     concurrency=1 if QUEUE else None,
@@ -77,12 +85,18 @@ def main() -> None:
     result = durable.ask_sync("Run first, then second.", workflow_id=RUN_ID)
     line = {
         "answer": result.answer,
+        "finish_reason": result.finish_reason,
+        "pending": [c.id for c in result.pending],
         "iterations": result.iterations,
         "calls": [[c.name, c.status] for c in result.function_calls],
         "input_tokens": result.usage.input_tokens,
         "output_tokens": result.usage.output_tokens,
     }
     print(json.dumps(line), flush=True)
+    if result.pending:
+        (WORK / "waiting").write_text(json.dumps(line), encoding="utf-8")
+        while True:  # up, as a server is, while its run waits for a person
+            time.sleep(1)
 
 
 if __name__ == "__main__":
