@@ -16,9 +16,13 @@ from typing import Any
 
 from .._conversation._messages import LangMessages
 from .._errors import ConfigError
+from .._lang import Lang
+from .._run._decisions import checked_decisions, pending_calls, saved
 from .._run._options import LangOptions, OptionsLike, merge_options
 
 __all__ = [
+    "Request",
+    "RunRequests",
     "check_overrides",
     "checked_concurrency",
     "checked_id",
@@ -102,3 +106,57 @@ def checked_id(workflow_id: object) -> str | None:
         shown = repr(workflow_id)[:80]
         raise ConfigError(f"workflow_id must be a string of 1 to 256 characters, not {shown}")
     return workflow_id
+
+
+Request = dict[str, Any]  # a run's stored input: plain JSON data
+
+
+class RunRequests:
+    """The stored input of each kind of durable run, checked in the caller's process as the
+    run would check it before its first request (a ``ConfigError`` there, not in a worker)."""
+
+    def __init__(self, lang: Lang, options: LangOptions) -> None:
+        self.lang = lang
+        self.options = options
+
+    def ask(self, prompt: object, overrides: Mapping[str, Any]) -> Request:
+        """A new conversation from ``prompt``."""
+        if not isinstance(prompt, str):
+            raise ConfigError(f"a durable run's prompt is a string, not {type(prompt).__name__}")
+        self._check(prompt, overrides)
+        return {"kind": "ask", "prompt": prompt, **_of(overrides)}
+
+    def chat(self, messages: object, overrides: Mapping[str, Any]) -> Request:
+        """A conversation continued."""
+        given = conversation(messages)
+        self._check(given, overrides)
+        return {"kind": "chat", "messages": given.to_jsonable(), **_of(overrides)}
+
+    def resume(self, messages: object, decisions: object, overrides: Mapping[str, Any]) -> Request:
+        """A conversation that stopped for decisions, with them."""
+        given = conversation(saved(messages))
+        decided = checked_decisions(pending_calls(given), decisions)
+        self._check(given, overrides, decided)
+        document = given.to_jsonable()
+        return {"kind": "resume", "messages": document, "decisions": decided, **_of(overrides)}
+
+    @staticmethod
+    def read(request: Request) -> tuple[str | LangMessages, Mapping[str, Any] | None]:
+        """What a run starts from, in the workflow: a prompt or a conversation, and the
+        decisions it resumes with."""
+        if request["kind"] == "ask":
+            return request["prompt"], None
+        return LangMessages.from_jsonable(request["messages"]), request.get("decisions")
+
+    def _check(
+        self,
+        given: str | LangMessages,
+        overrides: Mapping[str, Any],
+        decisions: Mapping[Any, Any] | None = None,
+    ) -> None:
+        check_overrides(overrides)
+        self.lang._start(given, self.options, overrides, decisions=decisions)
+
+
+def _of(overrides: Mapping[str, Any]) -> Request:
+    return {"overrides": dict(overrides)}

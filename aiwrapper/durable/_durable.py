@@ -25,15 +25,14 @@ from .._conversation._messages import LangMessages
 from .._conversation._result import LangResult
 from .._errors import AIWrapperError, ConfigError
 from .._lang import Lang
-from .._run._decisions import checked_decisions, pending_calls, saved
 from .._run._options import OptionsLike
 from .._run._output import output_spec
 from ._arguments import (
-    check_overrides,
+    Request,
+    RunRequests,
     checked_concurrency,
     checked_id,
     checked_name,
-    conversation,
     merged_options,
 )
 from ._checkpoints import (
@@ -47,8 +46,6 @@ from ._steps import DBOSSteps
 from ._waiting import decisions_for, joined, outcome_async, outcome_blocking
 
 __all__ = ["DurableLang", "RunFailed"]
-
-Request = dict[str, Any]  # a workflow's input: plain JSON data
 
 
 class RunFailed(Exception):
@@ -94,6 +91,7 @@ class DurableLang:
         self.database_url = checked_url(database_url)
         self.queue = None if queue is None else checked_name(queue, "queue")
         self.concurrency = checked_concurrency(concurrency, queue)
+        self._requests = RunRequests(lang, self.options)
         self._ready = False
         self._lock = threading.Lock()
         workflow = dbos.DBOS.workflow(name=f"aiwrapper.durable:{self.name}")
@@ -106,13 +104,13 @@ class DurableLang:
 
         ``overrides`` are options as JSON data (``temperature``, ``system_prompt``...).
         """
-        return await self._run(self._ask_request(prompt, overrides), checked_id(workflow_id))
+        return await self._run(self._requests.ask(prompt, overrides), checked_id(workflow_id))
 
     async def chat(
         self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """Continue ``messages`` (``result.messages``, message dicts, or their JSON document)."""
-        return await self._run(self._chat_request(messages, overrides), checked_id(workflow_id))
+        return await self._run(self._requests.chat(messages, overrides), checked_id(workflow_id))
 
     async def resume(
         self,
@@ -128,21 +126,21 @@ class DurableLang:
         and ``decisions`` decides each of its pending calls, as ``Lang.resume`` takes them.
         A durable run that waits is decided with ``send_decisions`` instead: it goes on.
         """
-        request = self._resume_request(messages, decisions, overrides)
+        request = self._requests.resume(messages, decisions, overrides)
         return await self._run(request, checked_id(workflow_id))
 
     def ask_sync(
         self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """``ask``, blocking (scripts, and inside a running event loop too)."""
-        request = self._ask_request(prompt, overrides)
+        request = self._requests.ask(prompt, overrides)
         return self._result(self._wait(request, checked_id(workflow_id)))
 
     def chat_sync(
         self, messages: Any, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """``chat``, blocking (scripts, and inside a running event loop too)."""
-        request = self._chat_request(messages, overrides)
+        request = self._requests.chat(messages, overrides)
         return self._result(self._wait(request, checked_id(workflow_id)))
 
     def resume_sync(
@@ -154,7 +152,7 @@ class DurableLang:
         **overrides: Any,
     ) -> LangResult[Any]:
         """``resume``, blocking (scripts, and inside a running event loop too)."""
-        request = self._resume_request(messages, decisions, overrides)
+        request = self._requests.resume(messages, decisions, overrides)
         return self._result(self._wait(request, checked_id(workflow_id)))
 
     def launch(self) -> None:
@@ -181,42 +179,6 @@ class DurableLang:
             raise
         except Exception as exc:  # an unreachable database, a refused login, a bad file
             raise ConfigError(f"DBOS could not start for durable runs: {exc}") from exc
-
-    def _ask_request(self, prompt: object, overrides: Mapping[str, Any]) -> Request:
-        if not isinstance(prompt, str):
-            raise ConfigError(f"a durable run's prompt is a string, not {type(prompt).__name__}")
-        self._check(prompt, overrides)
-        return {"kind": "ask", "prompt": prompt, "overrides": dict(overrides)}
-
-    def _chat_request(self, messages: object, overrides: Mapping[str, Any]) -> Request:
-        given = conversation(messages)
-        self._check(given, overrides)
-        document = given.to_jsonable()
-        return {"kind": "chat", "messages": document, "overrides": dict(overrides)}
-
-    def _resume_request(
-        self, messages: object, decisions: object, overrides: Mapping[str, Any]
-    ) -> Request:
-        given = conversation(saved(messages))
-        decided = checked_decisions(pending_calls(given), decisions)
-        self._check(given, overrides, decided)
-        document = given.to_jsonable()
-        return {
-            "kind": "resume",
-            "messages": document,
-            "decisions": decided,
-            "overrides": {**overrides},
-        }
-
-    def _check(
-        self,
-        given: str | LangMessages,
-        overrides: Mapping[str, Any],
-        decisions: Mapping[Any, Any] | None = None,
-    ) -> None:
-        """Refuse here, not inside the workflow, what the run would refuse before sending."""
-        check_overrides(overrides)
-        self.lang._start(given, self.options, overrides, decisions=decisions)
 
     async def _run(self, request: Request, workflow_id: str | None) -> LangResult[Any]:
         if not self._ready:
@@ -270,11 +232,7 @@ class DurableLang:
     async def _execute(self, request: Request) -> dict[str, Any]:
         """The workflow's body: run ``request``, each request and call a step; when the run
         stops for decisions, wait for them (durably) and go on."""
-        decisions = request.get("decisions")
-        if request["kind"] == "ask":
-            given: str | LangMessages = request["prompt"]
-        else:
-            given = LangMessages.from_jsonable(request["messages"])
+        given, decisions = RunRequests.read(request)
         result = await self._part(given, request["overrides"], decisions, None)
         waits = 0
         while result.finish_reason == "deferred" and result.pending:
