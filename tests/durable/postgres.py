@@ -50,8 +50,11 @@ class Cluster:
 
     @classmethod
     def start(cls, initdb: str, pg_ctl: str) -> Cluster:
-        root = Path(tempfile.mkdtemp(prefix="aiwrapper-pg-"))
         user = _server_user()
+        # The server's user must reach the cluster: under root, a directory of /tmp's (a
+        # TMPDIR of root's own would be closed to it).
+        base = "/tmp" if user and os.path.isdir("/tmp") else None
+        root = Path(tempfile.mkdtemp(prefix="aiwrapper-pg-", dir=base))
         if user:
             os.chown(root, user["user"], user["group"])
         cluster = cls(root, _free_port(), pg_ctl, user)

@@ -162,10 +162,19 @@ def test_the_blocking_twins_run_durably_and_a_typed_answer_is_read_back_as_its_t
     assert [m.role for m in more.messages] == ["user", "assistant", "user", "assistant"]
 
 
+def deep(depth: int) -> list[Any]:
+    nested: list[Any] = []
+    for _ in range(depth):
+        nested = [nested]
+    return nested
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
         (lambda d: d.ask("hi", temperature=object()), "JSON data"),
+        (lambda d: d.ask("hi", temperature=float("nan")), "JSON data"),
+        (lambda d: d.ask("hi", extra_body={"deep": deep(100_000)}), "JSON data"),
         (lambda d: d.ask("hi", on_event=print), "'on_event' is code"),
         (lambda d: d.ask("hi", functions=[]), "'functions' is code"),
         (lambda d: d.ask(["hi"]), "prompt is a string"),
