@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .._conversation._messages import LangMessages
+from .._conversation._content import is_prompt
+from .._conversation._messages import LangMessages, opening
 from .._errors import ConfigError
 from .._lang import Lang
 from .._run._decisions import checked_decisions, pending_calls, saved
@@ -120,9 +121,15 @@ class RunRequests:
         self.options = options
 
     def ask(self, prompt: object, overrides: Mapping[str, Any]) -> Request:
-        """A new conversation from ``prompt``."""
+        """A new conversation from ``prompt``: text, or text, images and documents (stored as
+        the conversation it opens, in the document's form, which keeps them)."""
         if not isinstance(prompt, str):
-            raise ConfigError(f"a durable run's prompt is a string, not {type(prompt).__name__}")
+            if not is_prompt(prompt):
+                raise ConfigError(
+                    "a prompt is a string or a list of strings, Image and Document, not "
+                    f"{type(prompt).__name__}"
+                )
+            return self.chat(opening(prompt)[1], overrides)
         self._check(prompt, overrides)
         return {"kind": "ask", "prompt": prompt, **_of(overrides)}
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from .._conversation._content import PromptLike
 from .._conversation._messages import LangMessages
 from .._conversation._result import LangResult
 from .._errors import AIWrapperError, ConfigError
@@ -98,9 +99,11 @@ class DurableLang:
         self._workflow = workflow(_body(self))
 
     async def ask(
-        self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
+        self, prompt: PromptLike, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """Ask ``prompt`` as a new durable run (or wait for run ``workflow_id``'s result).
+
+        ``prompt`` is text, or a list of text, ``Image`` and ``Document``, as for ``Lang``.
 
         ``overrides`` are options as JSON data (``temperature``, ``system_prompt``...).
         """
@@ -130,7 +133,7 @@ class DurableLang:
         return await self._run(request, checked_id(workflow_id))
 
     def ask_sync(
-        self, prompt: str, *, workflow_id: str | None = None, **overrides: Any
+        self, prompt: PromptLike, *, workflow_id: str | None = None, **overrides: Any
     ) -> LangResult[Any]:
         """``ask``, blocking (scripts, and inside a running event loop too)."""
         request = self._requests.ask(prompt, overrides)

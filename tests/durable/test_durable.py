@@ -20,13 +20,18 @@ from typing import Any
 import anyio.to_thread
 import pytest
 
-from aiwrapper import ConfigError, Lang, LangMessages, RateLimitError, tool
+from aiwrapper import ConfigError, Image, Lang, LangMessages, RateLimitError, tool
 from aiwrapper.durable import DurableLang
 
 from .models import TwoTools, new_id, steps_of
 
 dbos = pytest.importorskip("dbos", reason="durable runs need the extra aiwrapper[dbos]")
 DBOS = dbos.DBOS
+# A 1x1 PNG, as an image a prompt carries.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0f01f0005000201b1a1e8a90000000049454e44ae426082"
+)
 
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("dbos_app")]
@@ -177,7 +182,8 @@ def deep(depth: int) -> list[Any]:
         (lambda d: d.ask("hi", extra_body={"deep": deep(100_000)}), "JSON data"),
         (lambda d: d.ask("hi", on_event=print), "'on_event' is code"),
         (lambda d: d.ask("hi", functions=[]), "'functions' is code"),
-        (lambda d: d.ask(["hi"]), "prompt is a string"),
+        (lambda d: d.ask(7), "prompt is a string or a list"),
+        (lambda d: d.ask(["hi", 7]), "prompt"),
         (lambda d: d.ask("hi", workflow_id=""), "workflow_id must be"),
         (lambda d: d.ask("hi", workflow_id=7), "workflow_id must be"),
         (lambda d: d.chat("hi"), "chat takes a conversation"),
@@ -279,3 +285,16 @@ def test_a_database_dbos_cannot_reach_is_a_config_error_and_a_later_run_may_try_
         ]
         * 2
     )
+
+
+async def test_a_prompt_with_an_image_is_stored_whole_and_reaches_the_model() -> None:
+    model = TwoTools()
+    picture = Image.from_bytes(PNG)
+    result = await model.durable.ask(["What is this?", picture], workflow_id=new_id())
+    assert result.answer == "both ran"
+    assert result.prompt == "What is this?"
+    sent = model.lang.requests[0].messages[0]
+    assert [type(p).__name__ for p in sent.parts] == ["TextPart", "MediaPart"]
+    assert sent.parts[1].media.data == PNG  # type: ignore[union-attr]
+    kept = result.messages[0].parts[1]
+    assert kept.media.data == PNG  # type: ignore[union-attr]
