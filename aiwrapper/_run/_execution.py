@@ -56,9 +56,8 @@ class _CallbackError(Exception):
 
 
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
-_DEFERRED = ToolOutcome(
-    "", error_type="Deferred", deferred=True
-)  # a call left for a later decision
+# A call left for a later decision: neither run nor answered.
+_DEFERRED = ToolOutcome("", error_type="Deferred", deferred=True)
 
 
 class CallExecutor:
