@@ -35,6 +35,7 @@ from ._tools.sources import ToolSource
 
 if TYPE_CHECKING:
     from ._run._contract import Model
+    from ._run._steps import Steps
     from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
     from .providers.bedrock import BedrockSettings
@@ -421,10 +422,12 @@ class Lang:
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
         decisions: Mapping[object, object] | None = None,
+        steps: Steps | None = None,
     ) -> Run:
         """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
 
         ``decisions`` resumes the conversation: its pending calls are decided and run first.
+        ``steps`` makes the run durable (``aiwrapper.durable``): requests and calls are steps.
         """
         setup = self._setup_of(options, overrides)
         merged = setup.options
@@ -439,6 +442,7 @@ class Lang:
             sources=setup.sources,
             facts=self._facts,
             decisions=decisions,
+            steps=steps,
         )
 
     def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:
