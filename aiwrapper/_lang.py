@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
+from ._conversation._content import PromptLike
 from ._conversation._messages import LangMessage, opening
 from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
@@ -34,6 +35,7 @@ from ._tools.sources import ToolSource
 
 if TYPE_CHECKING:
     from ._run._contract import Model
+    from ._run._steps import Steps
     from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
     from .providers.bedrock import BedrockSettings
@@ -247,7 +249,7 @@ class Lang:
     @overload
     async def ask(
         self,
-        prompt: str,
+        prompt: PromptLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -256,13 +258,17 @@ class Lang:
 
     @overload
     async def ask(
-        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     async def ask(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult[Any]:
-        """Ask ``prompt`` as a new conversation; tools run until the model answers."""
+        """Ask ``prompt`` as a new conversation; tools run until the model answers.
+
+        ``prompt`` is a ``str``, or a list of ``str``, ``Image`` and ``Document``:
+        ``await lang.ask(["What is in this picture?", Image.from_path("cat.png")])``.
+        """
         return await self._start(prompt, options, overrides).run()
 
     @overload
@@ -292,7 +298,7 @@ class Lang:
     @overload
     def ask_sync(
         self,
-        prompt: str,
+        prompt: PromptLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -301,11 +307,11 @@ class Lang:
 
     @overload
     def ask_sync(
-        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     def ask_sync(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult[Any]:
         """``ask`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.ask(prompt, options, **overrides))
@@ -370,7 +376,7 @@ class Lang:
     @overload
     def stream(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -380,13 +386,13 @@ class Lang:
     @overload
     def stream(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         **overrides: Unpack[LangOptionsDict],
     ) -> RunStream[Any]: ...
 
     def stream(
-        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike | MessagesLike, options: OptionsLike = None, **overrides: Any
     ) -> RunStream[Any]:
         """A run whose events are read as they happen (``TextDelta``, ``CallFinished``...).
 
@@ -399,7 +405,7 @@ class Lang:
 
     def stream_sync(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         **overrides: Unpack[LangOptionsDict],
     ) -> Iterator[RunEvent]:
@@ -411,15 +417,17 @@ class Lang:
 
     def _start(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike,
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
         decisions: Mapping[object, object] | None = None,
+        steps: Steps | None = None,
     ) -> Run:
         """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
 
         ``decisions`` resumes the conversation: its pending calls are decided and run first.
+        ``steps`` makes the run durable (``aiwrapper.durable``): requests and calls are steps.
         """
         setup = self._setup_of(options, overrides)
         merged = setup.options
@@ -434,6 +442,7 @@ class Lang:
             sources=setup.sources,
             facts=self._facts,
             decisions=decisions,
+            steps=steps,
         )
 
     def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:

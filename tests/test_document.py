@@ -257,8 +257,9 @@ KNOWN_FIELDS = {
     OpaquePart: ["state", "kind", "problem"],
     MediaPart: ["media", "state"],
     ProviderState: ["provider", "data"],
-    Image: ["media_type", "url", "name", "_data", "_encoded"],
-    Document: ["media_type", "url", "name", "_data", "_encoded"],
+    # _encoded and _data_url are caches of the bytes' base64 forms: nothing to keep.
+    Image: ["media_type", "url", "name", "_data", "_encoded", "_data_url"],
+    Document: ["media_type", "url", "name", "_data", "_encoded", "_data_url"],
 }  # fmt: skip
 
 

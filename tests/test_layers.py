@@ -25,6 +25,8 @@ GROUND_FLOOR = {
     "aiwrapper._wire._jsontext",
     "aiwrapper._wire._numbers",
     "aiwrapper._conversation._message_dicts",
+    "aiwrapper._conversation._media_dicts",
+    "aiwrapper._conversation._content",
     "aiwrapper._conversation._messages",
     "aiwrapper._conversation._document",
     "aiwrapper._conversation._document_values",
@@ -116,6 +118,15 @@ VENDOR_ALLOWANCES = {
         "the ground floor reads the message dicts chat accepts, in two vendors' shapes, and "
         "tags the thinking signatures and calls read from one of them with that vendor's "
         "name; standing below the provider packages, it cannot take the name from one"
+    ),
+    "_knowledge/_media_limits.py": (
+        "each wire's documented limits for images and documents, one row per provider name "
+        "with the vendor page it cites; the run checks a request against its row before the "
+        "provider encodes it, so the rows stand below the provider packages"
+    ),
+    "_conversation/_media_dicts.py": (
+        "the same reader's images and documents, in the same two shapes; an image's detail "
+        "and a block's cache breakpoint ride on the part tagged with their vendor's name"
     ),
 }
 

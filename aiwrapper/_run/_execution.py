@@ -12,14 +12,14 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
 
 from .._conversation._media import Media
-from .._conversation._messages import LangMessage, MediaPart, TextPart
+from .._conversation._messages import LangMessage, TextPart
 from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
@@ -28,6 +28,7 @@ from ._cancellation import cancelled_from_outside, is_cancellation
 from ._decisions import DEFER, Decision
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
+from ._steps import Steps, ToolOutcome
 from ._toollog import log_tool_call, log_tool_exception
 
 if TYPE_CHECKING:
@@ -39,16 +40,6 @@ _TRUNCATED_NOTE = (
     "Your output reached the token limit while writing this call, so its arguments were"
     " cut off; make the call again with shorter arguments."
 )
-
-
-@dataclass(slots=True)
-class ToolOutcome:
-    """What a call produced, ready to become a tool-result message."""
-
-    content: str
-    is_error: bool = False
-    error_type: str | None = None
-    parts: tuple[TextPart | MediaPart, ...] | None = None  # when more than text
 
 
 class _Failure(Exception):
@@ -65,7 +56,8 @@ class _CallbackError(Exception):
 
 
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
-_DEFERRED = ToolOutcome("", error_type="Deferred")  # a call left for a later decision
+# A call left for a later decision: neither run nor answered.
+_DEFERRED = ToolOutcome("", error_type="Deferred", deferred=True)
 
 
 class CallExecutor:
@@ -93,6 +85,9 @@ class CallExecutor:
         self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
         self.telemetry: RunTelemetry | None = None  # set by the run when it records
+        # Set by a durable run: each call runs as a step; a replayed one is told to ``replayed``.
+        self.steps: Steps | None = None
+        self.replayed: Callable[[FunctionCall], None] = _ignore
 
     @property
     def calls_exhausted(self) -> bool:
@@ -117,6 +112,8 @@ class CallExecutor:
         self.truncated = truncated
         for call in calls:  # those planned while the turn streamed are skipped
             self.plan(call)
+        if self.steps is not None:
+            self.steps.plan([c for c in calls if id(c) not in self.outcomes])
         if self.raised is not None:  # an early call failed in raise mode: run nothing more
             raise self.raised
         for batch in self._batches(calls):
@@ -267,7 +264,10 @@ class CallExecutor:
         started = time.monotonic()
         try:
             try:
-                if self.telemetry is None:
+                if self.steps is not None:  # durable: a step, given back when it had finished
+                    run = partial(self._outcome, call, repeated, scope)
+                    outcome = await self.steps.call(call, run)
+                elif self.telemetry is None:
                     outcome = await self._execute(call, repeated)
                 else:  # telemetry: the call runs in its execute_tool span's context
                     running = self._execute(call, repeated)
@@ -280,19 +280,39 @@ class CallExecutor:
                 if failed is None:
                     raise
                 outcome = failed
-            if outcome is _DEFERRED:  # not run, not answered: the run stops for it
+            if outcome.deferred:  # not run, not answered: the run stops for it
                 self.deferred.add(id(call))
                 return outcome
-            log_tool_call(call, started)
+            if not outcome.replayed:
+                log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
             if not repeated:  # a repeat's answer quotes the result; it is not one itself
                 self.repeat.results[self.signatures[id(call)]] = outcome.content
-            if self.watched:
+            if outcome.replayed:  # done before a crash, and reported then
+                self.replayed(call)
+            elif self.watched:
                 await self._callback(self.notify, call)
         except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
             self._abort(exc.__cause__ or exc, scope)
             return ToolOutcome("", True)
         return outcome
+
+    async def _outcome(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
+    ) -> ToolOutcome:
+        """Run ``call`` to its outcome, a failure's included: what a durable step records."""
+        try:
+            if self.telemetry is None:
+                return await self._execute(call, repeated)
+            tool = self.tools.get(call.name)
+            return await self.telemetry.tool(call, tool, self._execute(call, repeated))
+        except _CallbackError:
+            raise
+        except BaseException as exc:
+            failed = self._failure(call, exc, scope)
+            if failed is None:
+                raise
+            return failed
 
     def _failure(
         self, call: FunctionCall, exc: BaseException, scope: anyio.CancelScope | None
@@ -416,6 +436,10 @@ class CallExecutor:
         if tool.context_param is not None:
             context = Context(deps=self.options.deps, call=call, result=self.result)
         return tool.call_validated(kwargs, context=context)
+
+
+def _ignore(call: FunctionCall) -> None:
+    pass
 
 
 def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:

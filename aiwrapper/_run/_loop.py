@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import replace
+from functools import partial
 
 import anyio
 
@@ -29,7 +30,9 @@ from ._contract import EventSink, Model, ProviderRequest, output_support, tool_c
 from ._decisions import Decision, checked_decisions, pending_calls
 from ._early import EarlyStart, early_start
 from ._execution import CallExecutor
+from ._media_checks import sendable
 from ._options import LangOptions
+from ._steps import Steps
 from ._structured import OutputPlan
 from ._telemetry_run import RunTelemetry
 from ._watch import Watchers
@@ -50,6 +53,7 @@ class Run:
         sources: Sequence[ToolSource] = (),
         facts: ModelFacts | None = None,
         decisions: Mapping[object, object] | None = None,
+        steps: Steps | None = None,
     ) -> None:
         if not sources:  # with sources, checked once their tools are known
             _check_config(tools, options)
@@ -85,6 +89,10 @@ class Run:
         self.executor = CallExecutor(tools, options, result, self._notify)
         # Telemetry: None unless spans and metrics are recorded; the one value hot paths check.
         self.telemetry = self.executor.telemetry = RunTelemetry.of(options, model, model_id)
+        # Durable runs: requests and calls go through ``steps``; replayed ones report nothing.
+        self.steps = self.executor.steps = steps
+        if steps is not None:
+            self.executor.replayed = self.watch.replayed
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
         _add_system_prompt(result.messages, options.system_prompt)
@@ -199,6 +207,10 @@ class Run:
 
     async def _request(self, options: LangOptions, early: EarlyStart | None) -> Assembler:
         result = self.result
+        model = options.model or self.model.model
+        # Images and documents checked against the wire and the model before the turn begins:
+        # a request refused here leaves the conversation as it was.
+        messages = sendable(result.messages, self.model.name, model, self._facts)
         watch = self.watch
         # Partial arguments are for on_result's snapshots; events hand out the fragments.
         assembler = Assembler(self.model.name, live=watch.on_result is not None)
@@ -209,13 +221,13 @@ class Run:
         if self.output is not None:  # the fallback's final tool, or the native output option
             tools, options = self.output.request(tools, options)
         request = ProviderRequest(
-            model=options.model or self.model.model,
-            messages=result.messages,
+            model=model,
+            messages=messages,
             tools=tools,
             options=options,
             stream=bool(options.stream),
         )
-        if watch.active:
+        if watch.active and self.steps is None:  # a step reports it only when it runs
             await watch.turn_started()
 
         async def fold(events: list[Event]) -> None:
@@ -227,16 +239,36 @@ class Run:
         # With early start, calls whose arguments just completed may start after each batch.
         sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
-        telemetry = self.telemetry
-        if telemetry is None:
+        telemetry, live = self.telemetry, True
+        if self.steps is not None:  # durable: a step, given back when it had finished
+            turn = await self.steps.request(partial(self._receive, request, sink, assembler))
+            live = turn is assembler
+            if not live:  # replayed: shown as the turn, reported to nobody
+                result._stream_turn(turn)
+                self._turn = assembler = turn
+            message = turn.message
+        elif telemetry is None:
             await self.model.send(request, sink)
             message = assembler.finish()
         else:  # telemetry: the request is sent, and its turn finished, in its own span
             message = await telemetry.send(self.model.send, request, sink, assembler)
         self._publish(assembler)
         self._record_turn(request.model, assembler, message)
-        if watch.active:
+        if watch.active and live:
             await watch.turn_finished(assembler)
+        return assembler
+
+    async def _receive(
+        self, request: ProviderRequest, sink: EventSink, assembler: Assembler
+    ) -> Assembler:
+        """Send ``request`` and fold its answer into ``assembler``: a durable run's step."""
+        if self.watch.active:
+            await self.watch.turn_started()
+        if self.telemetry is None:
+            await self.model.send(request, sink)
+            assembler.finish()
+        else:
+            await self.telemetry.send(self.model.send, request, sink, assembler)
         return assembler
 
     def _record_turn(self, model: str, assembler: Assembler, message: LangMessage) -> None:

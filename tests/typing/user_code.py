@@ -8,7 +8,7 @@ from typing import Any
 
 from typing_extensions import assert_type
 
-from aiwrapper import DEFER, Lang, LangMessages, LangResult, RunEvent, tool
+from aiwrapper import DEFER, Document, Image, Lang, LangMessages, LangResult, RunEvent, tool
 
 
 @tool
@@ -55,6 +55,13 @@ async def overrides_async(lang: Lang) -> None:
         async for _event in run:
             pass
     print(run.result.answer)
+
+
+def prompts_take_images_and_documents(lang: Lang, picture: Image, paper: Document) -> None:
+    result = lang.ask_sync(["What is in this picture?", picture, "And here?", paper])
+    assert_type(result, LangResult[Any])
+    more = lang.chat_sync(result.messages.with_user(("Compare:", picture, paper)))
+    print(more.messages[-1].media, lang.stream_sync([picture]))
 
 
 async def approval_that_waits(lang: Lang) -> None:
