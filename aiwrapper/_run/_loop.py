@@ -59,13 +59,7 @@ class Run:
             _check_config(tools, options)
         self.sources = sources  # MCP servers: opened by run(), asked for tools before requests
         self.toolset: Toolset | None = None
-        # resume: the calls that waited for a decision, and the decision on each
-        self._resuming: tuple[list[FunctionCall], Mapping[str, Decision]] | None = None
-        if decisions is None:
-            _check_answered(result.messages)
-        else:
-            pending = pending_calls(result.messages)
-            self._resuming = pending, checked_decisions(pending, decisions)
+        self._resuming = _resuming(result.messages, decisions)
         _check_orphans(result.messages)
         model_id, offered = options.model or model.model, [*tools, *sources]
         # What is known of the model checks the options and prices each request.
@@ -239,24 +233,30 @@ class Run:
         # With early start, calls whose arguments just completed may start after each batch.
         sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
-        telemetry, live = self.telemetry, True
-        if self.steps is not None:  # durable: a step, given back when it had finished
-            turn = await self.steps.request(partial(self._receive, request, sink, assembler))
-            live = turn is assembler
-            if not live:  # replayed: shown as the turn, reported to nobody
-                result._stream_turn(turn)
-                self._turn = assembler = turn
-            message = turn.message
-        elif telemetry is None:
-            await self.model.send(request, sink)
-            message = assembler.finish()
-        else:  # telemetry: the request is sent, and its turn finished, in its own span
-            message = await telemetry.send(self.model.send, request, sink, assembler)
+        assembler, message, live = await self._send(request, sink, assembler)
         self._publish(assembler)
         self._record_turn(request.model, assembler, message)
         if watch.active and live:
             await watch.turn_finished(assembler)
         return assembler
+
+    async def _send(
+        self, request: ProviderRequest, sink: EventSink, assembler: Assembler
+    ) -> tuple[Assembler, LangMessage, bool]:
+        """Send ``request``: the turn, its message, and whether it was received live (not
+        replayed from a durable run's checkpoint)."""
+        if self.steps is not None:  # durable: a step, given back when it had finished
+            turn = await self.steps.request(partial(self._receive, request, sink, assembler))
+            if turn is not assembler:  # replayed: shown as the turn, reported to nobody
+                self.result._stream_turn(turn)
+                self._turn = turn
+            return turn, turn.message, turn is assembler
+        telemetry = self.telemetry
+        if telemetry is None:
+            await self.model.send(request, sink)
+            return assembler, assembler.finish(), True
+        # telemetry: the request is sent, and its turn finished, in its own span
+        return assembler, await telemetry.send(self.model.send, request, sink, assembler), True
 
     async def _receive(
         self, request: ProviderRequest, sink: EventSink, assembler: Assembler
@@ -418,6 +418,17 @@ def _in_call_order(messages: LangMessages, results: Sequence[LangMessage]) -> No
     tail = [*messages[turn + 1 :], *results]
     tail.sort(key=lambda m: order.get(m.tool_call_id or "", -1))
     messages[turn + 1 :] = tail
+
+
+def _resuming(
+    messages: LangMessages, decisions: Mapping[object, object] | None
+) -> tuple[list[FunctionCall], Mapping[str, Decision]] | None:
+    """For ``resume``: the calls that waited for a decision, and the decision on each."""
+    if decisions is None:
+        _check_answered(messages)
+        return None
+    pending = pending_calls(messages)
+    return pending, checked_decisions(pending, decisions)
 
 
 def _check_orphans(messages: LangMessages) -> None:
