@@ -26,6 +26,7 @@ from ._events import (
     Event,
     FinishEvent,
     FinishReason,
+    MediaEvent,
     ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
@@ -36,7 +37,15 @@ from ._events import (
     ToolCallStart,
     UsageEvent,
 )
-from ._messages import LangMessage, OpaquePart, Part, TextPart, ThinkingPart, ToolCallPart
+from ._messages import (
+    LangMessage,
+    MediaPart,
+    OpaquePart,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+)
 from ._result import FunctionCall, RequestUsage
 
 __all__ = ["FOLDS", "Assembler", "new_call_id"]
@@ -107,6 +116,10 @@ class Assembler:
     def _opaque(self, event: OpaquePartEvent) -> None:
         self._close_text()
         self.message.parts.append(OpaquePart(event.state, event.kind, event.problem))
+
+    def _media(self, event: MediaEvent) -> None:
+        self._close_text()
+        self.message.parts.append(MediaPart(event.media, event.state))
 
     def _end(self, event: ToolCallEnd) -> None:
         self._end_call(event.index, event.arguments)
@@ -323,6 +336,7 @@ FOLDS: dict[type, Callable[[Assembler, Any], None]] = {
     ThinkingDelta: Assembler._thinking,
     PartStateEvent: Assembler._set_state,
     OpaquePartEvent: Assembler._opaque,
+    MediaEvent: Assembler._media,
     ToolCallStart: Assembler._start_call,
     ToolCallDelta: Assembler._extend_call,
     ToolCallEnd: Assembler._end,

@@ -15,12 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
+from ._media import Document, Image
 from ._messages import JSONValue, ProviderState
 
 __all__ = [
     "Event",
     "FinishEvent",
     "FinishReason",
+    "MediaEvent",
     "ModelEvent",
     "OpaquePartEvent",
     "PartStateEvent",
@@ -80,6 +82,17 @@ class OpaquePartEvent:
     state: ProviderState
     kind: Literal["thinking", "raw"] = "raw"
     problem: str | None = None
+
+
+@dataclass(slots=True)
+class MediaEvent:
+    """A whole image or document the model returned (a generated image, say).
+
+    ``state`` is provider state that goes back with it (a signature), as on any other part.
+    """
+
+    media: Image | Document
+    state: ProviderState | None = None
 
 
 @dataclass(slots=True)
@@ -148,6 +161,7 @@ Event = Union[
     ThinkingDelta,
     PartStateEvent,
     OpaquePartEvent,
+    MediaEvent,
     ToolCallStart,
     ToolCallDelta,
     ToolCallEnd,

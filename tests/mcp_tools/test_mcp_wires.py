@@ -169,7 +169,7 @@ def declared(provider: str, body: dict[str, Any]) -> dict[str, Any]:
     return {t["function"]["name"]: t["function"] for t in body["tools"]}
 
 
-async def test_openai_declares_strict_only_when_lossless_and_describes_images(
+async def test_openai_declares_strict_only_when_lossless_and_sends_images_after_results(
     main: MCPServer,
 ) -> None:
     first, second = await run_on("openai", main)
@@ -179,8 +179,17 @@ async def test_openai_declares_strict_only_when_lossless_and_describes_images(
     assert "strict" not in tools["tally"]  # a free-form map has no strict form
     counts = tools["tally"]["parameters"]["properties"]["counts"]
     assert counts["additionalProperties"] == {"type": "integer"}
-    results = [m["content"] for m in second["messages"] if m["role"] == "tool"]
-    assert results == [PLAN, DESCRIBED]
+    assert second["messages"][-3:] == [
+        {"role": "tool", "tool_call_id": "call_1", "content": PLAN},
+        {"role": "tool", "tool_call_id": "call_2", "content": "[image/png image attached below]"},
+        {  # a tool message takes text only: the image follows the turn's results
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Output of tool call call_2:"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + PNG_B64}},
+            ],
+        },
+    ]
 
 
 async def test_anthropic_gets_the_image_inside_its_tool_result(main: MCPServer) -> None:
@@ -203,7 +212,7 @@ async def test_anthropic_gets_the_image_inside_its_tool_result(main: MCPServer) 
     ]
 
 
-async def test_gemini_gets_refs_inlined_and_images_described(main: MCPServer) -> None:
+async def test_gemini_gets_refs_inlined_and_the_image_after_the_responses(main: MCPServer) -> None:
     first, second = await run_on("gemini", main)
     plan = declared("gemini", first)["plan"]
     text = json.dumps(plan)
@@ -211,12 +220,24 @@ async def test_gemini_gets_refs_inlined_and_images_described(main: MCPServer) ->
     assert "$defs" not in text
     stops = plan["parameters"]["properties"]["trip"]["properties"]["stops"]
     assert sorted(stops["items"]["properties"]) == ["city", "nights"]
-    responses = [p["functionResponse"]["response"] for p in second["contents"][-1]["parts"]]
-    assert responses == [{"output": PLAN}, {"output": DESCRIBED}]
+    # Gemini 2.5 (the default model) takes no media inside function responses: the image
+    # follows them, introduced by the call it belongs to.
+    results, after = second["contents"][-2:]
+    assert [p["functionResponse"]["response"] for p in results["parts"]] == [
+        {"output": PLAN},
+        {"output": ""},
+    ]
+    assert after["parts"] == [
+        {
+            "text": f"The result of {results['parts'][1]['functionResponse']['name']} "
+            "(call 2 of this turn) holds:"
+        },
+        {"inlineData": {"mimeType": "image/png", "data": PNG_B64}},
+    ]
 
 
-async def test_ollama_gets_the_schema_and_images_described(main: MCPServer) -> None:
+async def test_ollama_gets_the_schema_and_the_image_on_its_tool_message(main: MCPServer) -> None:
     first, second = await run_on("ollama", main)
     assert declared("ollama", first)["plan"]["parameters"]["required"] == ["trip"]
-    results = [m["content"] for m in second["messages"] if m["role"] == "tool"]
-    assert results == [PLAN, DESCRIBED]
+    results = [(m["content"], m.get("images")) for m in second["messages"] if m["role"] == "tool"]
+    assert results == [(PLAN, None), ("", [PNG_B64])]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
 
+from aiwrapper import Image
 from aiwrapper._conversation._assembler import Assembler
 from aiwrapper._conversation._events import (
     Event,
     FinishEvent,
+    MediaEvent,
     ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
@@ -61,12 +64,13 @@ def gemini(**data: Any) -> ProviderState:
     return ProviderState("gemini", data)
 
 
-def test_code_execution_parts_stream_as_opaque_parts_around_the_text() -> None:
+def test_code_execution_parts_stream_as_opaque_parts_and_its_chart_as_an_image() -> None:
+    chart = Image.from_bytes(base64.b64decode(IMAGE["inlineData"]["data"]))
     assert stream((FIXTURES / "code_execution.sse").read_bytes()) == [
         ModelEvent("gemini-2.5-flash"),
         OpaquePartEvent(gemini(part=CODE)),
         OpaquePartEvent(gemini(part=RESULT)),
-        OpaquePartEvent(gemini(part=IMAGE)),
+        MediaEvent(chart),
         TextDelta("The answer is "),
         TextDelta("**4**."),
         UsageEvent(input_tokens=31 + 96, output_tokens=48 + 39, reasoning_tokens=39, raw=USAGE),

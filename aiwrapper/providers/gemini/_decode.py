@@ -2,7 +2,8 @@
 
 Owns the decoding: every ``GenerateContentResponse`` chunk is
 read part by part, in order. Text parts become ``TextDelta``, ``thought`` parts
-``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, and parts the SDK
+``ThinkingDelta``, whole ``functionCall`` parts a Start/State/End triple, an image or document
+in ``inlineData`` a ``MediaEvent`` (read in ``_media.py``), and parts the SDK
 does not interpret are kept verbatim as opaque parts (never raising: a part that is not even an
 object is reported in the event's ``problem``). A ``thoughtSignature``, and any field of a text
 part the SDK does not know, stays on the part it arrived with (``PartStateEvent``). Usage is
@@ -33,6 +34,7 @@ from ..._conversation._messages import ProviderState
 from ..._errors import BadRequestError, StreamError
 from ..._wire import _jsonscan as jsonscan
 from ._errors import error_in_stream
+from ._media import decode_inline
 from ._name import PROVIDER
 
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
@@ -177,12 +179,16 @@ class GeminiStreamDecoder:
         signature = part.get("thoughtSignature")
         if "functionCall" in part:
             return self._call(part["functionCall"], signature)
+        if "inlineData" in part and not part.get("thought"):
+            # A generated image is part of the answer, beside its text (a thought image, an
+            # interim draft, stays with the reasoning as an opaque part).
+            return decode_inline(part)
         extra = {key: value for key, value in part.items() if key not in _TEXT_METADATA}
         if not extra or part.get("text").__class__ is str:
             text = str(part.get("text", ""))
             thought = bool(part.get("thought"))
             return _text_events(text, thought=thought, signature=signature, extra=extra)
-        # executableCode, codeExecutionResult, inlineData, ...: replayed to Gemini unchanged.
+        # executableCode, codeExecutionResult, thought images...: replayed to Gemini unchanged.
         state = _state({"part": dict(part)})
         if part.get("thought"):
             return [OpaquePartEvent(state, kind="thinking")]

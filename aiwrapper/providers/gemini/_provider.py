@@ -119,7 +119,7 @@ class GeminiProvider:
         return HttpCall(
             url=f"{self.model_url(request.model)}:{method}",
             headers=headers,
-            body=encode_body(request, dialect=self.schema_dialect),
+            body=encode_body(request, dialect=self.schema_dialect, vertex=self.vertex is not None),
             stream=request.stream,
         )
 
@@ -169,12 +169,13 @@ def is_legacy(model: str) -> bool:
     return rules_for(PROVIDER, model).get("thinking_form") == "budget"
 
 
-def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
+def encode_body(request: ProviderRequest, *, dialect: str, vertex: bool = False) -> dict[str, Any]:
     """The JSON body of a ``generateContent`` / ``streamGenerateContent`` request.
 
     Args:
         request: The round to encode.
         dialect: The tool schema dialect, ``"gemini"`` or ``"gemini-json"``.
+        vertex: The body goes to Vertex AI (which fetches ``gs://`` URLs itself).
 
     Raises:
         ConfigError: An option Gemini cannot honour (see ``encode_tool_config`` and
@@ -183,7 +184,13 @@ def encode_body(request: ProviderRequest, *, dialect: str) -> dict[str, Any]:
     """
     options = request.options
     legacy = is_legacy(request.model)
-    body: dict[str, Any] = {"contents": encode_contents(request.messages, placeholders=not legacy)}
+    contents = encode_contents(
+        request.messages,
+        placeholders=not legacy,
+        media_in_results=bool(rules_for(PROVIDER, request.model).get("media_in_results")),
+        vertex=vertex,
+    )
+    body: dict[str, Any] = {"contents": contents}
     system = encode_system(request.messages)
     if system is not None:
         body["systemInstruction"] = system

@@ -24,6 +24,14 @@ def _before(major: int) -> Match:
     return match
 
 
+def _from(major: int) -> Match:
+    def match(model: str) -> bool:
+        found = _MAJOR.search(model.lower())
+        return found is not None and int(found.group(1)) >= major
+
+    return match
+
+
 MODEL_RULES: tuple[Rule, ...] = (
     # Function calling on every text model; the image, speech and embedding models have none.
     rule(PROVIDER, ids(r"gemini-\d"), tool_call=True),
@@ -32,6 +40,12 @@ MODEL_RULES: tuple[Rule, ...] = (
     # model"), and a JSON response format beside function declarations is answered with 400
     # ("Function calling with a response mime type: 'application/json' is unsupported").
     rule(PROVIDER, _before(3), thinking_form="budget", output_with_tools=False),
+    # Images and documents inside functionResponse.parts ("multimodal function responses") are
+    # documented for Gemini 3 and later; Gemini 2.5 answers 400 "Multimodal function responses
+    # are not supported for this model". An id that names no version (an alias) is not
+    # assumed to take them: its results' media go as parts after the responses, which every
+    # model reads.
+    rule(PROVIDER, _from(3), media_in_results=True),
 )
 
 # Current models, newest first: what a capability warning suggests without a catalogue.

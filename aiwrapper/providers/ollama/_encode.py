@@ -1,7 +1,11 @@
 """Ollama's ``/api/chat`` request body: messages, tools, thinking and generation options.
 
 This module owns the encoding side of the native wire; ``_provider.py`` assembles the body
-from these parts and ``_decode.py`` reads the answer.
+from these parts and ``_decode.py`` reads the answer. Images travel in a message's ``images``
+(base64 without a ``data:`` prefix), on user and on tool messages alike: the server gathers
+the images of every message, whatever its role, and marks each one's place in its text.
+Ollama reads no documents: a plain-text one is sent as text, a PDF is refused; it fetches
+nothing either, so a part given by URL is refused too.
 """
 
 from __future__ import annotations
@@ -9,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import _errors as errors
-from ..._conversation._messages import LangMessage, ThinkingPart, ToolCallPart
+from ..._conversation._media import Document
+from ..._conversation._messages import LangMessage, MediaPart, TextPart, ThinkingPart, ToolCallPart
 from ..._conversation._result import FunctionCall
 from ..._knowledge._modelrules import thinking_effort
 from ..._run._contract import ProviderRequest
@@ -38,8 +43,50 @@ def encode_messages(request: ProviderRequest, *, thinking: bool) -> list[dict[st
         elif message.role == "tool":
             out.append(_encode_result(message, calls.get(message.tool_call_id or "")))
         else:
-            out.append({"role": message.role, "content": message.content})
+            out.append(_encode_prompt(message))
     return out
+
+
+def _encode_prompt(message: LangMessage) -> dict[str, Any]:
+    if not any(isinstance(p, MediaPart) for p in message.parts):
+        return {"role": message.role, "content": message.content}
+    content, images = _content(message)
+    return {"role": message.role, "content": content, "images": images}
+
+
+def _content(message: LangMessage) -> tuple[str, list[str]]:
+    """A message holding media as its text (one piece per line) and its images' base64.
+
+    Raises:
+        ConfigError: A part given by URL, or a document that is not plain text.
+    """
+    texts: list[str] = []
+    images: list[str] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            texts.append(part.text)
+        elif isinstance(part, MediaPart):
+            media = part.media
+            if media.url is not None:
+                raise errors.ConfigError(
+                    f"Ollama fetches no URLs, so {media!r} cannot be sent; pass its bytes "
+                    f"with {type(media).__name__}.from_path or .from_bytes"
+                )
+            if isinstance(media, Document):
+                texts.append(_document_text(media))
+            else:
+                images.append(media.base64())
+    return "\n".join(texts), images
+
+
+def _document_text(document: Document) -> str:
+    text = document.text
+    if text is None:
+        raise errors.ConfigError(
+            f"Ollama reads no documents, only text and images: {document!r} cannot be sent; "
+            "pass its text instead (a text/plain Document is sent as text)"
+        )
+    return text
 
 
 def _encode_assistant(message: LangMessage, *, thinking: bool) -> dict[str, Any]:
@@ -69,7 +116,11 @@ def _encode_call(call: FunctionCall) -> dict[str, Any]:
 
 
 def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str, Any]:
-    content = result_text(message)
+    images: list[str] = []
+    if any(isinstance(p, MediaPart) for p in message.parts):
+        content, images = _content(message)
+    else:
+        content = result_text(message)
     if message.is_error:
         content = error_result_text(content, message.error_type)
     out: dict[str, Any] = {"role": "tool"}
@@ -79,6 +130,8 @@ def _encode_result(message: LangMessage, call: FunctionCall | None) -> dict[str,
     if message.tool_call_id and not (call and call.synthetic_id):
         out["tool_call_id"] = message.tool_call_id
     out["content"] = content
+    if images:
+        out["images"] = images
     return out
 
 
