@@ -14,6 +14,8 @@ with an event per retry, and passes its context upstream as a W3C ``traceparent`
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Collection, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -67,14 +69,32 @@ def otel() -> Otel | None:
     nothing; making spans through them would still cost every run about a hundred
     microseconds, so a run then makes none. The providers are looked at again for each run,
     so an SDK configured later is used from the next run on.
+
+    An application sets a provider through the API, which it then has imported, or names one
+    in ``OTEL_PYTHON_TRACER_PROVIDER`` / ``OTEL_PYTHON_METER_PROVIDER``: until either is so,
+    nothing could be recorded and the API is not imported (a library may have installed it
+    without anyone using it; importing it costs a process about a megabyte).
     """
     try:
         api = _loaded["api"]
     except KeyError:
+        if not _wanted():
+            return None  # asked again at the next run: an SDK may be set up by then
         api = _loaded["api"] = _load(None, None)
     if api is None or "given" in _loaded or _configured(api):
         return api
     return None
+
+
+_API_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+
+
+def _wanted() -> bool:
+    """Whether a global provider may have been set: the API imported, or one named."""
+    return any(name in sys.modules for name in _API_MODULES) or any(
+        os.environ.get(name) for name in _PROVIDER_VARIABLES
+    )
 
 
 def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
