@@ -24,6 +24,7 @@ from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
+from ._atonce import at_once
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
@@ -230,7 +231,39 @@ class CallExecutor:
         if len(batch) == 1:  # nothing to run alongside: no task group, no frame of its own
             call = calls[batch[0]]
             return self._run_call(call, self.repeats[id(call)], None)
+        if self.telemetry is None and not self.watched:  # no callback or span to await
+            quick = [i for i in batch if self._finishes_at_once(calls[i])]
+            if quick:
+                return self._run_quick_first(quick, batch, calls)
         return self._run_together(batch, calls)
+
+    def _finishes_at_once(self, call: FunctionCall) -> bool:
+        """Whether running ``call`` can never suspend: its tool's function never awaits (or
+        it is answered without running), and no handler or approval is awaited for it."""
+        tool = self.tools.get(call.name)
+        if tool is None or self.repeats[id(call)]:
+            return True  # answered at once with an error
+        options = self.options
+        if options.approve is not None and self.ask_approval(tool):
+            return False
+        return tool.finishes_at_once and options.function_handler is None
+
+    async def _run_quick_first(
+        self, quick: list[int], batch: list[int], calls: Sequence[FunctionCall]
+    ) -> None:
+        """Run the calls that cannot suspend here, in call order, then the others together.
+
+        Beside the others, a call that never gives way would run start to end in one step all
+        the same: a task of its own would only add its cost.
+        """
+        for i in quick:
+            call = calls[i]
+            await at_once(self._run_call(call, self.repeats[id(call)], None))
+            if self.raised is not None:  # in raise mode: the turn is over, run nothing more
+                return
+        rest = [i for i in batch if i not in quick]
+        if rest:
+            await self._run_batch(rest, calls)
 
     async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
         repeats = self.repeats
