@@ -12,7 +12,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Declaration", "dumps_compact", "is_json_object", "loads_standard", "write_body"]
+__all__ = [
+    "Declaration",
+    "dumps_compact",
+    "dumps_sorted",
+    "is_json_object",
+    "loads_standard",
+    "write_body",
+]
 
 
 def _refuse(constant: str) -> Any:
@@ -52,11 +59,17 @@ def loads_standard(text: str | bytes) -> Any:
 dumps_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
+# The same, keys sorted: for hashing a value whatever order its keys were written in.
+dumps_sorted = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=True
+).encode
+
+
 class Declaration(dict[str, Any]):
     """A tool's declaration as one dialect renders it, shared read-only by every request that
     offers the tool: its compact JSON is written once, not into every request body."""
 
-    __slots__ = ("_compact",)
+    __slots__ = ("_compact", "_sorted")
 
     def compact_json(self) -> str:
         """The declaration as ``dumps_compact`` writes it.
@@ -69,6 +82,18 @@ class Declaration(dict[str, Any]):
         except AttributeError:
             self._compact: str = dumps_compact(self)
             return self._compact
+
+    def sorted_json(self) -> str:
+        """The declaration as ``dumps_sorted`` writes it, written once.
+
+        Raises:
+            ValueError: It holds NaN or an infinity.
+        """
+        try:
+            return self._sorted
+        except AttributeError:
+            self._sorted: str = dumps_sorted(self)
+            return self._sorted
 
 
 def write_body(body: Any) -> str:

@@ -48,9 +48,15 @@ def place_breakpoints(body: dict[str, Any], cache: object) -> None:
     system = body.get("system")
     if isinstance(system, str) and system:  # only a block carries a breakpoint
         body["system"] = [{"type": "text", "text": system}]
-    room = MAX_BREAKPOINTS - count_breakpoints(body)
+    mine = count_breakpoints(body)
     wanted = [_final_message_spot(body), _system_spot(body), _tool_spot(body)]
-    chosen = [spot for spot in wanted if spot is not None][: max(room, 0)]
+    chosen = [spot for spot in wanted if spot is not None][: max(MAX_BREAKPOINTS - mine, 0)]
+    if not mine:  # the markers are all ours: every one 1-hour when extended, else 5-minute
+        marker = {"type": "ephemeral", "ttl": "1h"} if cache == "extended" else None
+        for holder, index in chosen:
+            control = dict(marker) if marker else {"type": "ephemeral"}
+            holder[index] = {**holder[index], "cache_control": control}
+        return
     # Prefix order, to give a 1-hour marker only where no 5-minute one comes before it.
     order = {id(holder): rank for rank, holder in enumerate(_holders(body))}
     chosen.sort(key=lambda spot: (order.get(id(spot[0]), len(order)), spot[1]))
@@ -67,8 +73,13 @@ def count_breakpoints(body: dict[str, Any]) -> int:
     count = 1 if "cache_control" in body else 0
     for holder in _holders(body):
         for block in holder:
-            # a tool_result's own blocks count too
-            count += _marked(block) + sum(_marked(inner) for inner in _nested(block))
+            if not isinstance(block, dict):
+                continue
+            if "cache_control" in block:
+                count += 1
+            nested = block.get("content")
+            if isinstance(nested, list):  # a tool_result's own blocks count too
+                count += sum(_marked(inner) for inner in nested)
     return count
 
 
