@@ -26,6 +26,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from .._wire._jsontext import json_writer
+
 __all__ = ["serialize_result", "to_jsonable"]
 
 
@@ -42,11 +44,38 @@ def serialize_result(value: Any) -> str:
         return value
     if value.__class__ is int:  # the common result, written as JSON writes an int
         return int.__repr__(value)
+    if _plain(value, _PLAIN_DEPTH):  # JSON data already: what to_jsonable would return
+        return _COMPACT(value)
     return _COMPACT(to_jsonable(value))
 
 
-# ``json.dumps`` with options builds an encoder per call; every tool result is written here.
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_LEAVES = frozenset({str, int, bool, type(None)})
+_PLAIN_DEPTH = 32  # deeper plain data takes the general path, which checks each value
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Whether ``value`` is plain JSON data: dicts with str keys, lists, str, int, bool,
+    None and finite floats, none a subclass (a NamedTuple or an Enum is written otherwise)."""
+    kind = value.__class__
+    if kind in _LEAVES:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth == 0:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if key.__class__ is not str or not _plain(item, depth - 1):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(item, depth - 1) for item in value)
+    return False
+
+
+# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once: every tool result
+# is written here.
+_COMPACT = json_writer(allow_nan=True)
 
 
 def to_jsonable(value: Any) -> Any:

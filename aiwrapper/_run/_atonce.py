@@ -19,7 +19,7 @@ __all__ = ["at_once"]
 T = TypeVar("T")
 
 
-class at_once(Generic[T]):  # noqa: N801 - awaited like a function: ``await at_once(coro)``
+class at_once(Generic[T]):
     """Await ``coro`` in a copy of the current context.
 
     The first step is expected to finish it. Should it suspend after all, it is awaited on
