@@ -64,7 +64,10 @@ class LangMessage:
     @property
     def content(self) -> str:
         """All text parts joined."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        parts = self.parts
+        if len(parts) == 1 and parts[0].__class__ is TextPart:  # most messages: one text
+            return parts[0].text
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
 
     @property
     def answer(self) -> str:
@@ -75,6 +78,8 @@ class LangMessage:
         the preamble stays in the message but is not the answer.
         """
         parts = self.parts
+        if len(parts) == 1 and parts[0].__class__ is TextPart:  # most answers: one text
+            return parts[0].text
         start = 0
         for i in range(len(parts) - 1, -1, -1):
             part = parts[i]

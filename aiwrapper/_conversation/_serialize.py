@@ -49,6 +49,9 @@ def serialize_result(value: Any) -> str:
     return _COMPACT(to_jsonable(value))
 
 
+# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once: every tool result
+# is written here.
+_COMPACT = json_writer(allow_nan=True)
 _LEAVES = frozenset({str, int, bool, type(None)})
 _PLAIN_DEPTH = 32  # deeper plain data takes the general path, which checks each value
 
@@ -57,25 +60,24 @@ def _plain(value: Any, depth: int) -> bool:
     """Whether ``value`` is plain JSON data: dicts with str keys, lists, str, int, bool,
     None and finite floats, none a subclass (a NamedTuple or an Enum is written otherwise)."""
     kind = value.__class__
-    if kind in _LEAVES:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    if depth == 0:
-        return False
-    if kind is dict:
-        for key, item in value.items():
-            if key.__class__ is not str or not _plain(item, depth - 1):
-                return False
-        return True
     if kind is list:
-        return all(_plain(item, depth - 1) for item in value)
-    return False
+        return all(_plain_item(item, depth) for item in value)
+    if kind is not dict:
+        return kind in _LEAVES or (kind is float and math.isfinite(value))
+    for key, item in value.items():  # the leaves checked here, without a call each
+        if key.__class__ is not str:
+            return False
+        kind = item.__class__
+        if kind not in _LEAVES and not _plain_item(item, depth):
+            return False
+    return True
 
 
-# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once: every tool result
-# is written here.
-_COMPACT = json_writer(allow_nan=True)
+def _plain_item(item: Any, depth: int) -> bool:
+    kind = item.__class__
+    if kind is float:
+        return math.isfinite(item)
+    return kind in _LEAVES or (depth > 0 and _plain(item, depth - 1))
 
 
 def to_jsonable(value: Any) -> Any:

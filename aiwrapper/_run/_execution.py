@@ -232,9 +232,7 @@ class CallExecutor:
             call = calls[batch[0]]
             return self._run_call(call, self.repeats[id(call)], None)
         if self.telemetry is None and not self.watched:  # no callback or span to await
-            quick = [i for i in batch if self._finishes_at_once(calls[i])]
-            if quick:
-                return self._run_quick_first(quick, batch, calls)
+            return self._run_quick_first(batch, calls)
         return self._run_together(batch, calls)
 
     def _finishes_at_once(self, call: FunctionCall) -> bool:
@@ -248,22 +246,26 @@ class CallExecutor:
             return False
         return tool.finishes_at_once and options.function_handler is None
 
-    async def _run_quick_first(
-        self, quick: list[int], batch: list[int], calls: Sequence[FunctionCall]
-    ) -> None:
+    async def _run_quick_first(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
         """Run the calls that cannot suspend here, in call order, then the others together.
 
         Beside the others, a call that never gives way would run start to end in one step all
         the same: a task of its own would only add its cost.
         """
-        for i in quick:
+        rest = []
+        for i in batch:
             call = calls[i]
+            if not self._finishes_at_once(call):
+                rest.append(i)
+                continue
             await at_once(self._run_call(call, self.repeats[id(call)], None))
             if self.raised is not None:  # in raise mode: the turn is over, run nothing more
                 return
-        rest = [i for i in batch if i not in quick]
-        if rest:
-            await self._run_batch(rest, calls)
+        if len(rest) > 1:
+            await self._run_together(rest, calls)
+        elif rest:
+            call = calls[rest[0]]
+            await self._run_call(call, self.repeats[id(call)], None)
 
     async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
         repeats = self.repeats

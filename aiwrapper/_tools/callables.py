@@ -87,8 +87,10 @@ def is_async_callable(func: Any) -> bool:
 # the awaitable; 3.11 and later send to it); a coroutine can give way to its event loop nowhere
 # else.
 _SUSPENDING = frozenset(
-    ("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR")
-    + ("SEND", "YIELD_VALUE", "YIELD_FROM")
+    {
+        *("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR"),
+        *("SEND", "YIELD_VALUE", "YIELD_FROM"),
+    }
 )
 
 

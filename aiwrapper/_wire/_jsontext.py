@@ -78,7 +78,7 @@ def json_writer(
         sort_keys=sort_keys,
         default=default,
     )
-    make = json.encoder.c_make_encoder
+    make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - an interpreter without json's C accelerator
         return encoder.encode
     quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
@@ -172,7 +172,7 @@ def _declares(entry: object) -> bool:
     """Whether ``entry`` is a declaration, or a plain object with a list of them."""
     if entry.__class__ is Declaration:
         return True
-    return entry.__class__ is dict and any(  # type: ignore[attr-defined]
+    return entry.__class__ is dict and any(
         v.__class__ is list and v and v[0].__class__ is Declaration for v in entry.values()
     )
 

@@ -10,6 +10,7 @@ of building a small request.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -190,7 +191,12 @@ def _finite(value: Any) -> Any:
 def where(call: HttpCall) -> str:
     """The URL for messages, without a query string (some services put keys there) or the
     user and password a base URL may carry."""
-    url = call.url.split("?", 1)[0]
+    return _where(call.url)
+
+
+@functools.lru_cache(maxsize=64)  # named for every request, though read only on a failure
+def _where(url: str) -> str:
+    url = url.split("?", 1)[0]
     scheme, found, rest = url.partition("://")
     host, slash, path = rest.partition("/")
     if found and "@" in host:
