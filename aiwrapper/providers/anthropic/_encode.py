@@ -31,7 +31,7 @@ from ._name import NAME
 if TYPE_CHECKING:
     from ..._run._options import LangOptions
 
-__all__ = ["encode_extra_sampling", "encode_messages", "own_call_ids", "wire_id"]
+__all__ = ["encode_extra_sampling", "encode_messages", "holds_state", "own_call_ids", "wire_id"]
 
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -118,6 +118,17 @@ def _user_breakpoint(parts: Sequence[Part]) -> Any:
     """The last cache breakpoint the user placed on one of these parts, or None."""
     markers = [data.get("cache_control") for part in parts if (data := _own(part.state))]
     return next((marker for marker in reversed(markers) if marker is not None), None)
+
+
+def holds_state(messages: Sequence[LangMessage]) -> bool:
+    """Whether a part of ``messages`` carries this provider's state (where the blocks the user
+    wrote, cache breakpoints among them, are kept)."""
+    for message in messages:
+        for part in message.parts:
+            state = part.state
+            if state is not None and state.provider == NAME:
+                return True
+    return False
 
 
 def own_call_ids(messages: Sequence[LangMessage]) -> set[str]:

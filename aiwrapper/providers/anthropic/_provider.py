@@ -42,7 +42,7 @@ from .._base import merge_extra_body
 from .._vertex import VertexConfig, vertex_token
 from ._cache import place_breakpoints
 from ._decode import AnthropicStreamDecoder
-from ._encode import encode_extra_sampling, encode_messages, own_call_ids
+from ._encode import encode_extra_sampling, encode_messages, holds_state, own_call_ids
 from ._errors import error_from_response
 from ._models import (
     check_budget_fits,
@@ -150,7 +150,10 @@ class AnthropicProvider:
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
-        place_breakpoints(body, options.cache)  # after extra_body: its markers count too
+        # After extra_body: its markers count too. Only what the user wrote can hold one: the
+        # options that go in as given, and the provider's own state on message parts.
+        unmarked = not (options.native_tools or options.extra_body or holds_state(request.messages))
+        place_breakpoints(body, options.cache, unmarked=unmarked)
         return HttpCall(
             self._url(body, request.stream), self._headers(options), body, request.stream
         )
