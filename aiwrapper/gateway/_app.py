@@ -278,6 +278,9 @@ async def _stream(encoder: StreamEncoder, run: RunStream[Any], exchange: Exchang
         await exchange.body(head)
         async for event in run:
             data = encoder.event(event)
+            ready = run.ready()  # events that came with it go out in the same write
+            if ready:
+                data = b"".join([data, *map(encoder.event, ready)])
             if data:
                 await exchange.body(data)
         await exchange.body(encoder.finish(run.result), more=False)

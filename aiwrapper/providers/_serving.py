@@ -24,14 +24,17 @@ from .._conversation._result import LangResult
 from .._conversation._runevents import RunEvent
 from .._errors import AIWrapperError, ConfigError
 from .._tools import Tool, to_tool
+from .._wire._jsontext import json_writer
 
 __all__ = [
     "MAX_TOOLS",
+    "SLOT",
     "ClientRequest",
     "DefaultFrontend",
     "ErrorKind",
     "Frontend",
     "GatewayError",
+    "SSEShape",
     "StreamEncoder",
     "bad_request",
     "check_number",
@@ -129,9 +132,40 @@ def turn_parts(result: LangResult) -> list[Part]:
 
 def sse(data: Mapping[str, Any], event: str | None = None) -> bytes:
     """One server-sent event: ``data`` as compact JSON, named ``event`` when given."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = _COMPACT(data)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {text}\n\n".encode()
+
+
+# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once.
+_COMPACT = json_writer(allow_nan=True)
+# Where a value goes in an ``SSEShape``'s data: a string no value of ours is.
+SLOT = "\x00aiwrapper-slot\x00"
+_SLOT_JSON = _COMPACT(SLOT).encode()
+_QUOTE = json.encoder.encode_basestring  # a str as JSON writes it (ensure_ascii off)
+
+
+class SSEShape:
+    """One kind of server-sent event written once, with ``SLOT`` where its values go.
+
+    A stream sends the same event again and again with one or two values changed (a text
+    delta, a sequence number): ``fill`` writes only those, the bytes ``sse`` would write for
+    the data with the values in place.
+    """
+
+    __slots__ = ("_pieces",)
+
+    def __init__(self, data: Mapping[str, Any], event: str | None = None) -> None:
+        self._pieces = sse(data, event).split(_SLOT_JSON)
+
+    def fill(self, *values: str | int) -> bytes:
+        """The event with ``values`` (str or int, in order) in its slots."""
+        pieces = self._pieces
+        out = [pieces[0]]
+        for value, piece in zip(values, pieces[1:], strict=True):
+            out.append((_QUOTE(value) if value.__class__ is str else str(value)).encode())
+            out.append(piece)
+        return b"".join(out)
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:
