@@ -141,7 +141,7 @@ def sse(data: Mapping[str, Any], event: str | None = None) -> bytes:
 _COMPACT = json_writer(allow_nan=True)
 # Where a value goes in an ``SSEShape``'s data: a string no value of ours is.
 SLOT = "\x00aiwrapper-slot\x00"
-_SLOT_JSON = _COMPACT(SLOT).encode()
+_SLOT_JSON = _COMPACT(SLOT)
 _QUOTE = json.encoder.encode_basestring  # a str as JSON writes it (ensure_ascii off)
 
 
@@ -150,22 +150,31 @@ class SSEShape:
 
     A stream sends the same event again and again with one or two values changed (a text
     delta, a sequence number): ``fill`` writes only those, the bytes ``sse`` would write for
-    the data with the values in place.
+    the data with the values (each a str or an int) in place, in order.
+
+    Raises:
+        ValueError: ``data`` holds ``SLOT`` neither once nor twice.
     """
 
-    __slots__ = ("_pieces",)
+    __slots__ = ("_pieces", "fill")
 
     def __init__(self, data: Mapping[str, Any], event: str | None = None) -> None:
-        self._pieces = sse(data, event).split(_SLOT_JSON)
+        self._pieces = pieces = sse(data, event).decode().split(_SLOT_JSON)
+        if len(pieces) not in (2, 3):
+            raise ValueError("an SSEShape has one or two slots")
+        self.fill: Callable[..., bytes] = self._one if len(pieces) == 2 else self._two
 
-    def fill(self, *values: str | int) -> bytes:
-        """The event with ``values`` (str or int, in order) in its slots."""
-        pieces = self._pieces
-        out = [pieces[0]]
-        for value, piece in zip(values, pieces[1:], strict=True):
-            out.append((_QUOTE(value) if value.__class__ is str else str(value)).encode())
-            out.append(piece)
-        return b"".join(out)
+    def _one(self, value: str | int) -> bytes:
+        head, tail = self._pieces
+        return f"{head}{_value(value)}{tail}".encode()
+
+    def _two(self, first: str | int, second: str | int) -> bytes:
+        head, middle, tail = self._pieces
+        return f"{head}{_value(first)}{middle}{_value(second)}{tail}".encode()
+
+
+def _value(value: str | int) -> str:
+    return _QUOTE(value) if value.__class__ is str else int.__repr__(value)
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:

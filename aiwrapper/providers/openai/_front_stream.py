@@ -65,6 +65,8 @@ class ChunkEncoder:
 
     def event(self, event: RunEvent) -> bytes:
         """The chunk for one run event (empty when it shows nothing here)."""
+        if event.__class__ is TextDelta and self._started and not self._pending:
+            return self._text.fill(event.text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 

@@ -102,6 +102,15 @@ class ResponseEventEncoder:
 
     def event(self, event: RunEvent) -> bytes:
         """The SSE events for one run event (empty when it shows nothing here)."""
+        item = self._open
+        deltas = item.deltas if item is not None and item.kind == "message" else None
+        if deltas is not None and event.__class__ is TextDelta and not self._pending:
+            assert item is not None  # more text for the open message: its event written once
+            text = event.text
+            item.text.append(text)
+            number = self._sequence
+            self._sequence = number + 1
+            return deltas.fill(number, text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 
