@@ -97,9 +97,7 @@ async def _responses_round(
     """The output items and text of one round."""
     if not stream:
         output = (await _post(client, url, body))["output"]
-        text = [
-            c["text"] for i in output if i["type"] == "message" for c in i["content"]
-        ]
+        text = [c["text"] for i in output if i["type"] == "message" for c in i["content"]]
         return output, "".join(text)
     items, text = [], []
     async for data in _data_lines(client, url, body):
@@ -121,7 +119,9 @@ async def responses(client: httpx.AsyncClient, root: str, stream: bool) -> str:
     for item in output:
         if item["type"] == "function_call":
             content = await _run(item["name"], json.loads(item["arguments"]))
-            items.append({"type": "function_call_output", "call_id": item["call_id"], "output": content})
+            items.append(
+                {"type": "function_call_output", "call_id": item["call_id"], "output": content}
+            )
     return (await _responses_round(client, url, body, stream))[1]
 
 
@@ -150,7 +150,7 @@ async def _anthropic_round(
         elif kind == "content_block_delta":
             delta = event["delta"]
             pieces[event["index"]].append(delta.get("text") or delta.get("partial_json", ""))
-    for block, parts in zip(blocks, pieces):
+    for block, parts in zip(blocks, pieces, strict=True):
         if block["type"] == "text":
             block["text"] = "".join(parts)
         elif block["type"] == "tool_use":
@@ -171,7 +171,11 @@ async def anthropic(client: httpx.AsyncClient, root: str, stream: bool) -> str:
     content = await _anthropic_round(client, url, body, stream)
     messages.append({"role": "assistant", "content": content})
     results = [
-        {"type": "tool_result", "tool_use_id": b["id"], "content": await _run(b["name"], b["input"])}
+        {
+            "type": "tool_result",
+            "tool_use_id": b["id"],
+            "content": await _run(b["name"], b["input"]),
+        }
         for b in content
         if b["type"] == "tool_use"
     ]

@@ -46,9 +46,7 @@ def _chat(message: dict[str, Any], finish: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 1767225600,
         "model": MODEL,
-        "choices": [
-            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
         "usage": {"prompt_tokens": 80, "completion_tokens": 40, "total_tokens": 120},
         "system_fingerprint": "fp_bench",
     }
@@ -70,9 +68,15 @@ def _openai(stream: bool) -> tuple[Scenario, Scenario]:
     tail = [_dump({"id": "chatcmpl-bench", "choices": [], "usage": usage}), "[DONE]"]
     first = [_openai_chunk({"role": "assistant", "content": None})]
     for i, call in enumerate(_chat_calls()):
-        start = {**call, "index": i, "function": {"name": call["function"]["name"], "arguments": ""}}
+        start = {
+            **call,
+            "index": i,
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
         first.append(_openai_chunk({"tool_calls": [start]}))
-        first.append(_openai_chunk({"tool_calls": [{"index": i, "function": {"arguments": _ARGS}}]}))
+        first.append(
+            _openai_chunk({"tool_calls": [{"index": i, "function": {"arguments": _ARGS}}]})
+        )
     first += [_openai_chunk({}, "tool_calls"), *tail]
     second = [_openai_chunk({"role": "assistant", "content": ""})]
     second += [_openai_chunk({"content": w}) for w in WORDS]
@@ -127,7 +131,13 @@ def _function_items(status: str) -> list[dict[str, Any]]:
 def _message_item(text: str, status: str) -> dict[str, Any]:
     part = {"type": "output_text", "annotations": [], "text": text}
     content = [part] if status == "completed" else []
-    return {"id": "msg_0", "type": "message", "status": status, "role": "assistant", "content": content}
+    return {
+        "id": "msg_0",
+        "type": "message",
+        "status": status,
+        "role": "assistant",
+        "content": content,
+    }
 
 
 class _ResponsesEvents:
@@ -152,7 +162,7 @@ def _responses(stream: bool) -> tuple[Scenario, Scenario]:
             _json(_response("completed", answer, _RESPONSES_USAGE)),
         )
     first = _ResponsesEvents()
-    for i, (opening, done) in enumerate(zip(_function_items("in_progress"), calls)):
+    for i, (opening, done) in enumerate(zip(_function_items("in_progress"), calls, strict=True)):
         first.add("response.output_item.added", output_index=i, item=opening)
         where = {"item_id": opening["id"], "output_index": i}
         first.add("response.function_call_arguments.delta", **where, delta=_ARGS)
@@ -220,7 +230,11 @@ def _anthropic_block(
     start = {"type": "content_block_start", "index": index, "content_block": block}
     events = [_anthropic_event("content_block_start", start)]
     for piece in pieces:
-        payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: piece}}
+        payload = {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": kind, key: piece},
+        }
         events.append(_anthropic_event("content_block_delta", payload))
     stop = {"type": "content_block_stop", "index": index}
     return [*events, _anthropic_event("content_block_stop", stop)]
@@ -235,7 +249,11 @@ def _gemini_chunk(parts: list[Any], finish: str | None) -> dict[str, Any]:
         candidate["finishReason"] = finish
     return {
         "candidates": [candidate],
-        "usageMetadata": {"promptTokenCount": 80, "candidatesTokenCount": 40, "totalTokenCount": 120},
+        "usageMetadata": {
+            "promptTokenCount": 80,
+            "candidatesTokenCount": 40,
+            "totalTokenCount": 120,
+        },
         "modelVersion": "gemini-2.5-flash",
         "responseId": "r-bench",
     }

@@ -55,3 +55,28 @@ def test_quick_responses_benchmark_assembles_every_answer() -> None:
         "responses tool stream 8x250, on_event vs raw+callback",
     ):
         assert row in done.stdout, row
+
+
+def test_quick_tool_loop_benchmark_runs_every_wire_both_ways() -> None:
+    script = RUN.parent / "tool_loop.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--loops", "3"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == [
+        "wire",
+        "aiwrapper",
+        "us/loop",
+        "raw",
+        "us/loop",
+        "raw/ours",
+        "target",
+    ]
+    for wire in ("openai", "openai-responses", "anthropic", "gemini", "ollama"):
+        for mode in ("", ", streamed"):
+            assert any(line.startswith(f"{wire}{mode} ") for line in lines), (wire, mode)
+    assert "CPU time of this process per loop" in done.stdout

@@ -149,32 +149,29 @@ class SSEShape:
     """One kind of server-sent event written once, with ``SLOT`` where its values go.
 
     A stream sends the same event again and again with one or two values changed (a text
-    delta, a sequence number): ``fill`` writes only those, the bytes ``sse`` would write for
-    the data with the values (each a str or an int) in place, in order.
+    delta, and an index or sequence number): ``text`` and ``numbered`` write only those, the
+    bytes ``sse`` would write for the data with the values in place.
 
     Raises:
         ValueError: ``data`` holds ``SLOT`` neither once nor twice.
     """
 
-    __slots__ = ("_pieces", "fill")
+    __slots__ = ("_head", "_middle", "_tail")
 
     def __init__(self, data: Mapping[str, Any], event: str | None = None) -> None:
-        self._pieces = pieces = sse(data, event).decode().split(_SLOT_JSON)
+        pieces = sse(data, event).decode().split(_SLOT_JSON)
         if len(pieces) not in (2, 3):
             raise ValueError("an SSEShape has one or two slots")
-        self.fill: Callable[..., bytes] = self._one if len(pieces) == 2 else self._two
+        self._head, self._tail = pieces[0], pieces[-1]
+        self._middle = pieces[1] if len(pieces) == 3 else ""
 
-    def _one(self, value: str | int) -> bytes:
-        head, tail = self._pieces
-        return f"{head}{_value(value)}{tail}".encode()
+    def text(self, value: str) -> bytes:
+        """The event of one slot with ``value`` in it."""
+        return f"{self._head}{_QUOTE(value)}{self._tail}".encode()
 
-    def _two(self, first: str | int, second: str | int) -> bytes:
-        head, middle, tail = self._pieces
-        return f"{head}{_value(first)}{middle}{_value(second)}{tail}".encode()
-
-
-def _value(value: str | int) -> str:
-    return _QUOTE(value) if value.__class__ is str else int.__repr__(value)
+    def numbered(self, number: int, value: str) -> bytes:
+        """The event of two slots with ``number`` in the first and ``value`` in the second."""
+        return f"{self._head}{int(number)}{self._middle}{_QUOTE(value)}{self._tail}".encode()
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:

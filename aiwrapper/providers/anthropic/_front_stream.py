@@ -279,7 +279,7 @@ def _latest_signature(result: LangResult) -> str | None:
 def _delta(index: int, kind: str, key: str, value: str) -> bytes:
     shape = _DELTAS.get((kind, key))
     if shape is not None:  # the common deltas: written once
-        return shape.fill(index, value)
+        return shape.numbered(index, value)
     payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: value}}
     return sse(event="content_block_delta", data=payload)
 

@@ -66,15 +66,15 @@ class ChunkEncoder:
     def event(self, event: RunEvent) -> bytes:
         """The chunk for one run event (empty when it shows nothing here)."""
         if event.__class__ is TextDelta and self._started and not self._pending:
-            return self._text.fill(event.text)
+            return self._text.text(event.text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 
     def _encoded(self, event: RunEvent) -> bytes:
         if isinstance(event, TextDelta):
-            return self._role() + self._text.fill(event.text)
+            return self._role() + self._text.text(event.text)
         if isinstance(event, ThinkingText):
-            return self._role() + self._reasoning.fill(event.text)
+            return self._role() + self._reasoning.text(event.text)
         if isinstance(event, CallStarted):
             self._pending.append(event.call)
             return b""
@@ -119,7 +119,7 @@ class ChunkEncoder:
         index = self._indexes.get(id(call))
         if index is None or not fragment:
             return b""
-        return self._role() + self._fragment.fill(index, fragment)
+        return self._role() + self._fragment.numbered(index, fragment)
 
     def _delta(self, delta: dict[str, Any]) -> bytes:
         return self._chunk(delta, None)

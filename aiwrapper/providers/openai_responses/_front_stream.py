@@ -110,7 +110,7 @@ class ResponseEventEncoder:
             item.text.append(text)
             number = self._sequence
             self._sequence = number + 1
-            return deltas.fill(number, text)
+            return deltas.numbered(number, text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 
@@ -166,7 +166,7 @@ class ResponseEventEncoder:
         out = self._begin()
         number = self._sequence
         self._sequence += 1
-        return out + shape.fill(number, value)
+        return out + shape.numbered(number, value)
 
     def _begin(self) -> bytes:
         """``response.created`` and ``.in_progress`` before the first event, once."""
