@@ -97,8 +97,19 @@ def encode_messages(
             out.append({"role": role, "content": blocks})
     for entry in out:
         # Anthropic wants every tool_result block first in its user message, before any other block.
-        entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
+        _results_first(entry["content"])
     return _system(system), out
+
+
+def _results_first(blocks: list[dict[str, Any]]) -> None:
+    """Move ``tool_result`` blocks before the others (a stable sort, done only when needed)."""
+    other = False
+    for block in blocks:
+        if block.get("type") != "tool_result":
+            other = True
+        elif other:
+            blocks.sort(key=lambda block: block.get("type") != "tool_result")
+            return
 
 
 def _system(messages: Sequence[LangMessage]) -> str | list[dict[str, Any]]:
@@ -147,6 +158,13 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
         "type": "tool_result",
         "tool_use_id": wire_id(message.tool_call_id or ""),
     }
+    parts = message.parts
+    if len(parts) == 1 and parts[0].__class__ is TextPart and parts[0].state is None:
+        if parts[0].text:  # the common result: one text, nothing kept with it
+            block["content"] = parts[0].text
+        if message.is_error:
+            block["is_error"] = True
+        return block
     if any(isinstance(p, MediaPart) for p in message.parts):  # blocks, in the tool's order
         block["content"] = [_result_block(p) for p in message.parts if _is_content(p)]
     elif message.content:
@@ -177,9 +195,13 @@ def _media(part: MediaPart) -> dict[str, Any]:
 
 
 def _blocks(parts: Sequence[Part], *, thinking: bool) -> list[dict[str, Any]]:
-    kept = (p for p in parts if thinking or not _is_reasoning(p))
-    blocks = (_block(part) for part in kept)
-    return [block for block in blocks if block is not None]
+    blocks = []
+    for part in parts:
+        if thinking or not _is_reasoning(part):
+            block = _block(part)
+            if block is not None:
+                blocks.append(block)
+    return blocks
 
 
 def _is_reasoning(part: Part) -> bool:
