@@ -246,3 +246,39 @@ async def test_quick_tools_run_in_the_runs_task_and_awaiting_ones_in_tasks_of_th
     assert contents(result) == ["q1", "s1", "q2", "s2"]
     assert tasks["q1"] == tasks["q2"]  # where the turn runs; an awaiting one runs beside it
     assert tasks["s1"] not in (tasks["q1"], tasks["s2"])
+
+
+async def test_a_call_taken_for_quick_that_gives_way_is_awaited_to_its_end_all_the_same() -> None:
+    @tool
+    async def slow(n: int) -> str:
+        """Awaits, though said not to."""
+        SEEN.set(f"slow {n}")
+        await anyio.sleep(0.01)
+        return SEEN.get()
+
+    @tool
+    async def failing() -> str:
+        """Awaits, then fails."""
+        await anyio.sleep(0)
+        raise ValueError("late")
+
+    slow._at_once = failing._at_once = True  # misjudged: the fallback must still be right
+    script = [calls(("slow", {"n": 1}), ("failing", {}), ("slow", {"n": 2})), "ok"]
+    SEEN.set("run")
+    result = await Lang.scripted(script).ask("go", functions=[slow, failing])
+    assert contents(result) == ["slow 1", "ValueError: late", "slow 2"]
+    assert [c.status for c in result.function_calls] == ["done", "error", "done"]
+    assert SEEN.get() == "run"
+
+
+async def test_a_quick_tool_taking_the_context_gets_it() -> None:
+    from aiwrapper import Context
+
+    @tool
+    async def whose(ctx: Context[str], n: int) -> str:
+        """Names the caller."""
+        return f"{ctx.deps} {ctx.call.id if ctx.call else '-'} {n}"
+
+    script = [calls(("whose", {"n": 1}), ("whose", {"n": 2})), "ok"]
+    result = await Lang.scripted(script).ask("go", functions=[whose], deps="me")
+    assert contents(result) == ["me c0 1", "me c1 2"]

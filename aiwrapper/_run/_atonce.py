@@ -17,27 +17,36 @@ from typing import Any, Generic, TypeVar
 __all__ = ["at_once"]
 
 T = TypeVar("T")
+_NOT_TAKEN: Any = object()  # no first step taken yet
 
 
 class at_once(Generic[T]):
-    """Await ``coro`` in a copy of the current context.
+    """Await ``coro`` in ``context`` (a copy of the current one by default).
 
     The first step is expected to finish it. Should it suspend after all, it is awaited on
     here, step by step in its context: correct, only no longer beside the other calls.
+    ``step`` is what its first step yielded, when it was taken already.
     """
 
-    __slots__ = ("_context", "_coro")
+    __slots__ = ("_context", "_coro", "_step")
 
-    def __init__(self, coro: Coroutine[Any, Any, T]) -> None:
+    def __init__(
+        self,
+        coro: Coroutine[Any, Any, T],
+        context: contextvars.Context | None = None,
+        step: Any = _NOT_TAKEN,
+    ) -> None:
         self._coro = coro
-        self._context = contextvars.copy_context()
+        self._context = contextvars.copy_context() if context is None else context
+        self._step = step
 
     def __await__(self) -> Generator[Any, Any, T]:
-        coro, run = self._coro, self._context.run
-        try:
-            step = run(coro.send, None)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+        coro, run, step = self._coro, self._context.run, self._step
+        if step is _NOT_TAKEN:
+            try:
+                step = run(coro.send, None)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
         while True:  # what ``await coro`` does, each step in the call's own context
             try:
                 sent = yield step

@@ -9,6 +9,7 @@ while its turn still streams (``start_early``); it keeps its place in call order
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -258,7 +259,12 @@ class CallExecutor:
             if not self._finishes_at_once(call):
                 rest.append(i)
                 continue
-            await at_once(self._run_call(call, self.repeats[id(call)], None))
+            if call.name in self.tools and not self.repeats[id(call)]:
+                pending = self._run_now(call)
+                if pending is not None:  # it gave way after all: awaited here
+                    await pending
+            else:  # answered at once with an error, before anything runs
+                await self._run_call(call, self.repeats[id(call)], None)
             if self.raised is not None:  # in raise mode: the turn is over, run nothing more
                 return
         if len(rest) > 1:
@@ -351,14 +357,7 @@ class CallExecutor:
         if repeated:
             message = self.repeat.message(call, self.signatures[id(call)])
             raise _Failure(message, "RepeatedCall", "skipped")
-        arguments: Any = call.raw_arguments or call.arguments
-        try:
-            validated = tool.validate(arguments)
-        except ToolArgumentsError as exc:
-            if self.options.tool_errors == "raise":
-                raise
-            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
-            raise _Failure(message, "ToolArgumentsError") from exc
+        validated = self._validated(tool, call)
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
         if self.options.approve is not None:
@@ -366,15 +365,68 @@ class CallExecutor:
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)
-        value = await self._call_with_timeout(tool, call, validated)
-        if isinstance(value, ToolContent):  # written for the model already (MCP results)
-            call.result, call.status = value.value, "done"
-            return _content_outcome(value)
-        call.result, call.status = value, "done"
-        content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
-        if content is not None:
-            return _content_outcome(content)
-        return ToolOutcome(serialize_result(value))
+        return _outcome_of(call, await self._call_with_timeout(tool, call, validated))
+
+    def _validated(self, tool: Tool, call: FunctionCall) -> dict[str, Any]:
+        """The call's checked arguments; a failure the model is told of (raised as is when
+        tool_errors is "raise")."""
+        try:
+            return tool.validate(call.raw_arguments or call.arguments)
+        except ToolArgumentsError as exc:
+            if self.options.tool_errors == "raise":
+                raise
+            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
+            raise _Failure(message, "ToolArgumentsError") from exc
+
+    def _run_now(self, call: FunctionCall) -> Awaitable[None] | None:
+        """``_run_call`` for a planned call of a known tool that cannot suspend, with no span,
+        callback, handler or approval around it: run to its end here, in a copy of the
+        context, without the coroutines ``_run_call`` would stack up. Should it give way
+        after all, the rest is returned, to be awaited."""
+        tool = self.tools[call.name]
+        started = time.monotonic()
+        try:
+            validated = self._validated(tool, call)
+        except BaseException as exc:
+            self._ended(call, exc, started)
+            return None
+        call.status = "running"
+        context = contextvars.copy_context()
+        # The function itself when it takes no context: what call_validated would await.
+        running: Coroutine[Any, Any, Any] = (
+            tool.func(**validated)  # type: ignore[misc]
+            if tool.context_param is None
+            else self._invoke(tool, call, validated)  # type: ignore[assignment]
+        )
+        try:
+            step = context.run(running.send, None)
+        except BaseException as end:  # StopIteration: it returned
+            self._ended(call, end, started)
+            return None
+        return self._resumed(call, at_once(running, context, step), started)
+
+    async def _resumed(self, call: FunctionCall, rest: at_once[Any], started: float) -> None:
+        try:
+            value = await rest
+        except BaseException as exc:
+            self._ended(call, exc, started)
+            return
+        self._ended(call, StopIteration(value), started)
+
+    def _ended(
+        self, call: FunctionCall, end: StopIteration | BaseException, started: float
+    ) -> None:
+        """Answer a call ``_run_now`` ran: its value (``end`` a StopIteration) or failure."""
+        if isinstance(end, StopIteration):
+            outcome = _outcome_of(call, end.value)
+        else:
+            failed = self._failure(call, end, None)
+            if failed is None:
+                raise end
+            outcome = failed
+        log_tool_call(call, started)
+        self.outcomes[id(call)] = outcome
+        self.repeat.results[self.signatures[id(call)]] = outcome.content
 
     def _tool_for(self, call: FunctionCall) -> Tool:
         tool = self.tools.get(call.name)
@@ -423,6 +475,18 @@ class CallExecutor:
         if tool.context_param is not None:
             context = Context(deps=self.options.deps, call=call, result=self.result)
         return tool.call_validated(kwargs, context=context)
+
+
+def _outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
+    """The outcome of a call that returned ``value``; the call is marked done."""
+    if isinstance(value, ToolContent):  # written for the model already (MCP results)
+        call.result, call.status = value.value, "done"
+        return _content_outcome(value)
+    call.result, call.status = value, "done"
+    content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
+    if content is not None:
+        return _content_outcome(content)
+    return ToolOutcome(serialize_result(value))
 
 
 def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
