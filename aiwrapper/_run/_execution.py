@@ -9,7 +9,6 @@ while its turn still streams (``start_early``); it keeps its place in call order
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -25,7 +24,7 @@ from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
-from ._atonce import at_once
+from ._atonce import run_quick_first
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
@@ -233,45 +232,8 @@ class CallExecutor:
             call = calls[batch[0]]
             return self._run_call(call, self.repeats[id(call)], None)
         if self.telemetry is None and not self.watched:  # no callback or span to await
-            return self._run_quick_first(batch, calls)
+            return run_quick_first(self, batch, calls)
         return self._run_together(batch, calls)
-
-    def _finishes_at_once(self, call: FunctionCall) -> bool:
-        """Whether running ``call`` can never suspend: its tool's function never awaits (or
-        it is answered without running), and no handler or approval is awaited for it."""
-        tool = self.tools.get(call.name)
-        if tool is None or self.repeats[id(call)]:
-            return True  # answered at once with an error
-        options = self.options
-        if options.approve is not None and self.ask_approval(tool):
-            return False
-        return tool.finishes_at_once and options.function_handler is None
-
-    async def _run_quick_first(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
-        """Run the calls that cannot suspend here, in call order, then the others together.
-
-        Beside the others, a call that never gives way would run start to end in one step all
-        the same: a task of its own would only add its cost.
-        """
-        rest = []
-        for i in batch:
-            call = calls[i]
-            if not self._finishes_at_once(call):
-                rest.append(i)
-                continue
-            if call.name in self.tools and not self.repeats[id(call)]:
-                pending = self._run_now(call)
-                if pending is not None:  # it gave way after all: awaited here
-                    await pending
-            else:  # answered at once with an error, before anything runs
-                await self._run_call(call, self.repeats[id(call)], None)
-            if self.raised is not None:  # in raise mode: the turn is over, run nothing more
-                return
-        if len(rest) > 1:
-            await self._run_together(rest, calls)
-        elif rest:
-            call = calls[rest[0]]
-            await self._run_call(call, self.repeats[id(call)], None)
 
     async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
         repeats = self.repeats
@@ -378,55 +340,10 @@ class CallExecutor:
             message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
             raise _Failure(message, "ToolArgumentsError") from exc
 
-    def _run_now(self, call: FunctionCall) -> Awaitable[None] | None:
-        """``_run_call`` for a planned call of a known tool that cannot suspend, with no span,
-        callback, handler or approval around it: run to its end here, in a copy of the
-        context, without the coroutines ``_run_call`` would stack up. Should it give way
-        after all, the rest is returned, to be awaited."""
-        tool = self.tools[call.name]
-        started = time.monotonic()
-        try:
-            validated = self._validated(tool, call)
-        except BaseException as exc:
-            self._ended(call, exc, started)
-            return None
-        call.status = "running"
-        context = contextvars.copy_context()
-        # The function itself when it takes no context: what call_validated would await.
-        running: Coroutine[Any, Any, Any] = (
-            tool.func(**validated)  # type: ignore[misc]
-            if tool.context_param is None
-            else self._invoke(tool, call, validated)  # type: ignore[assignment]
-        )
-        try:
-            step = context.run(running.send, None)
-        except BaseException as end:  # StopIteration: it returned
-            self._ended(call, end, started)
-            return None
-        return self._resumed(call, at_once(running, context, step), started)
-
-    async def _resumed(self, call: FunctionCall, rest: at_once[Any], started: float) -> None:
-        try:
-            value = await rest
-        except BaseException as exc:
-            self._ended(call, exc, started)
-            return
-        self._ended(call, StopIteration(value), started)
-
-    def _ended(
-        self, call: FunctionCall, end: StopIteration | BaseException, started: float
-    ) -> None:
-        """Answer a call ``_run_now`` ran: its value (``end`` a StopIteration) or failure."""
-        if isinstance(end, StopIteration):
-            outcome = _outcome_of(call, end.value)
-        else:
-            failed = self._failure(call, end, None)
-            if failed is None:
-                raise end
-            outcome = failed
-        log_tool_call(call, started)
-        self.outcomes[id(call)] = outcome
-        self.repeat.results[self.signatures[id(call)]] = outcome.content
+    @staticmethod
+    def outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
+        """The outcome of a call that returned ``value``; the call is marked done."""
+        return _outcome_of(call, value)
 
     def _tool_for(self, call: FunctionCall) -> Tool:
         tool = self.tools.get(call.name)
