@@ -118,14 +118,9 @@ class LangMessage:
         ``parts`` (text, images and documents in the tool's order) replace ``content`` when
         the result holds more than text.
         """
-        return cls(
-            "tool",
-            [TextPart(content)] if parts is None else list(parts),
-            tool_call_id=call.id,
-            name=call.name,
-            is_error=is_error,
-            error_type=error_type,
-        )
+        # Positional, in the order of the fields: keywords cost more, on every call's result.
+        texts: list[Part] = [TextPart(content)] if parts is None else list(parts)
+        return cls("tool", texts, call.id, call.name, is_error, error_type)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LangMessage:
