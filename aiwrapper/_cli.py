@@ -15,8 +15,9 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from ._conversation._media import Document, Image
 from ._conversation._runevents import TextDelta
-from ._errors import AIWrapperError
+from ._errors import AIWrapperError, ConfigError
 from ._lang import Lang
 from ._tools import to_tool
 from .providers._doctor import diagnose
@@ -43,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: the first provider whose key is set, else offline)",
     )
     ask.add_argument("--model", help="the model (default: the provider's usual one)")
+    ask.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="an image (PNG, JPEG, GIF, WebP) or a document (PDF, text) sent after the question; "
+        "repeat for several",
+    )
     doctor = commands.add_parser(
         "doctor", help="show each provider's declaration of a tool, and what is lossy or risky"
     )
@@ -65,7 +74,7 @@ def run_ask(args: argparse.Namespace) -> int:
     try:
         lang = _lang(args.provider, args.model)
         overrides = {"model": args.model} if args.model else {}
-        for event in lang.stream_sync(args.question, **overrides):
+        for event in lang.stream_sync(_prompt(args.question, args.attach), **overrides):
             if isinstance(event, TextDelta):
                 print(event.text, end="", flush=True)
         print()
@@ -74,6 +83,19 @@ def run_ask(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _prompt(question: str, paths: Sequence[str]) -> str | list[str | Image | Document]:
+    """The question, followed by each attached file as an image, else as a document."""
+    if not paths:
+        return question
+    attached: list[str | Image | Document] = [question]
+    for path in paths:
+        try:
+            attached.append(Image.from_path(path))
+        except ConfigError:  # not an image: a PDF or text, or an error naming what it is
+            attached.append(Document.from_path(path))
+    return attached
 
 
 def run_doctor(args: argparse.Namespace) -> int:

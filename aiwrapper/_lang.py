@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import anyio.to_thread
 from typing_extensions import Unpack
 
+from ._conversation._content import PromptLike
 from ._conversation._messages import LangMessage, opening
 from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
 from ._knowledge._modelfacts import ModelFacts
 from ._run._callsetup import CallSetup, setup_key
+from ._run._decisions import decision_map, saved
 from ._run._loop import Run
 from ._run._options import EventCallback, OptionsLike, merge_options
 from ._run._overrides import CallOverrides, LangOptionsDict
@@ -33,6 +35,7 @@ from ._tools.sources import ToolSource
 
 if TYPE_CHECKING:
     from ._run._contract import Model
+    from ._run._steps import Steps
     from ._wire._http import HttpSettings
     from .providers.anthropic import AnthropicSettings
     from .providers.bedrock import BedrockSettings
@@ -246,7 +249,7 @@ class Lang:
     @overload
     async def ask(
         self,
-        prompt: str,
+        prompt: PromptLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -255,13 +258,17 @@ class Lang:
 
     @overload
     async def ask(
-        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     async def ask(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult[Any]:
-        """Ask ``prompt`` as a new conversation; tools run until the model answers."""
+        """Ask ``prompt`` as a new conversation; tools run until the model answers.
+
+        ``prompt`` is a ``str``, or a list of ``str``, ``Image`` and ``Document``:
+        ``await lang.ask(["What is in this picture?", Image.from_path("cat.png")])``.
+        """
         return await self._start(prompt, options, overrides).run()
 
     @overload
@@ -291,7 +298,7 @@ class Lang:
     @overload
     def ask_sync(
         self,
-        prompt: str,
+        prompt: PromptLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -300,11 +307,11 @@ class Lang:
 
     @overload
     def ask_sync(
-        self, prompt: str, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Unpack[LangOptionsDict]
     ) -> LangResult[Any]: ...
 
     def ask_sync(
-        self, prompt: str, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult[Any]:
         """``ask`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.ask(prompt, options, **overrides))
@@ -333,10 +340,43 @@ class Lang:
         """``chat`` for scripts and notebooks; works inside a running event loop too."""
         return self._sync.run(self.chat(messages, options, **overrides))
 
+    async def resume(
+        self,
+        messages: MessagesLike | str | bytes | Mapping[str, Any],
+        decisions: Mapping[str, bool | str],
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]:
+        """Continue a run that stopped for decisions (``finish_reason == "deferred"``).
+
+        ``messages`` is that run's ``result.messages``, or its ``to_json`` text (or
+        ``to_jsonable`` data), here or in any other process; ``decisions`` maps the id of
+        each call in ``result.pending`` to True (run it), or False or a reason (deny it, as
+        ``approve`` would). Approved calls run without asking ``approve`` again, and the run
+        goes on as ``chat`` would; ``on_result`` and ``on_event`` see it as they see any run.
+
+        Raises:
+            ConfigError: Nothing is pending, or a decision is missing for a pending call,
+                names no pending call, or is not True, False or a reason string.
+        """
+        decided = decision_map(decisions)  # None would read as "not resuming"
+        run = self._start(saved(messages), options, overrides, decisions=decided)
+        return await run.run()
+
+    def resume_sync(
+        self,
+        messages: MessagesLike | str | bytes | Mapping[str, Any],
+        decisions: Mapping[str, bool | str],
+        options: OptionsLike = None,
+        **overrides: Unpack[LangOptionsDict],
+    ) -> LangResult[Any]:
+        """``resume`` for scripts and notebooks; works inside a running event loop too."""
+        return self._sync.run(self.resume(messages, decisions, options, **overrides))
+
     @overload
     def stream(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         *,
         output_type: type[OutputT],
@@ -346,13 +386,13 @@ class Lang:
     @overload
     def stream(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         **overrides: Unpack[LangOptionsDict],
     ) -> RunStream[Any]: ...
 
     def stream(
-        self, prompt: str | MessagesLike, options: OptionsLike = None, **overrides: Any
+        self, prompt: PromptLike | MessagesLike, options: OptionsLike = None, **overrides: Any
     ) -> RunStream[Any]:
         """A run whose events are read as they happen (``TextDelta``, ``CallFinished``...).
 
@@ -365,7 +405,7 @@ class Lang:
 
     def stream_sync(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike = None,
         **overrides: Unpack[LangOptionsDict],
     ) -> Iterator[RunEvent]:
@@ -377,19 +417,32 @@ class Lang:
 
     def _start(
         self,
-        prompt: str | MessagesLike,
+        prompt: PromptLike | MessagesLike,
         options: OptionsLike,
         overrides: Mapping[str, Any],
         listener: EventCallback | None = None,
+        decisions: Mapping[object, object] | None = None,
+        steps: Steps | None = None,
     ) -> Run:
-        """A run of a prompt or a conversation; ``listener`` hears every event after on_event."""
+        """A run of a prompt or a conversation; ``listener`` hears every event after on_event.
+
+        ``decisions`` resumes the conversation: its pending calls are decided and run first.
+        ``steps`` makes the run durable (``aiwrapper.durable``): requests and calls are steps.
+        """
         setup = self._setup_of(options, overrides)
         merged = setup.options
         if listener is not None:
             merged = replace(merged, on_event=chain(merged.on_event, listener))
         result: LangResult[Any] = LangResult(*opening(prompt))
         return Run(
-            self.model, merged, setup.tools, result, sources=setup.sources, facts=self._facts
+            self.model,
+            merged,
+            setup.tools,
+            result,
+            sources=setup.sources,
+            facts=self._facts,
+            decisions=decisions,
+            steps=steps,
         )
 
     def _setup_of(self, options: OptionsLike, overrides: Mapping[str, Any]) -> CallSetup:

@@ -80,3 +80,29 @@ def test_quick_tool_loop_benchmark_runs_every_wire_both_ways() -> None:
         for mode in ("", ", streamed"):
             assert any(line.startswith(f"{wire}{mode} ") for line in lines), (wire, mode)
     assert "CPU time of this process per loop" in done.stdout
+
+
+def test_quick_media_benchmark_peaks_below_four_times_the_file_and_encodes_once() -> None:
+    script = RUN.parent / "media_memory.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for wire in ("anthropic", "openai"):  # each wire's figures, both met
+        assert f"\n{wire}: largest request body" in done.stdout
+    assert done.stdout.count("base64 encodings over 5 requests carrying it: 1 (target 1): ok") == 2
+    assert done.stdout.count("(target < 4x): ok") == 2
+
+
+def test_quick_durable_cost_benchmark_prints_both_runs_and_their_ratio() -> None:
+    pytest.importorskip("dbos", reason="durable runs need the extra aiwrapper[dbos]")
+    script = RUN.parent / "durable_cost.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "tool loop of 4 rounds, median of 4 runs each (wall time)"
+    labels = [line.split(":")[0].strip() for line in lines[1:]]
+    assert labels == ["not durable", "durable (SQLite)", "ratio", "checkpointing"]
+    assert lines[-1].endswith("ms per tool round")

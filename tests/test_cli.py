@@ -12,6 +12,7 @@ import pytest
 from aiwrapper import tool
 from aiwrapper.providers import _doctor as doctor
 
+from .media_samples import png
 from .test_examples import offline_env
 
 TOOLS = '''
@@ -74,6 +75,24 @@ def test_ask_streams_the_answer() -> None:
     done = _run("ask", "Hello there", "--provider", "offline")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "(offline model, no API key set) You said: Hello there\n"
+
+
+def test_ask_sends_attached_images_and_documents_after_the_question(tmp_path: Path) -> None:
+    chart, notes = tmp_path / "chart.png", tmp_path / "notes.txt"
+    chart.write_bytes(png(4, 3))
+    notes.write_text("Sales rose.", encoding="utf-8")
+    done = _run(
+        "ask", "Look", "--provider", "offline", "--attach", str(chart), "--attach", str(notes)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "You said: Look You sent an image/png image 'chart.png' (" in done.stdout
+    assert "4x3 pixels). You sent a text/plain document 'notes.txt' (11 bytes)." in done.stdout
+
+
+def test_ask_with_an_attachment_it_cannot_read_says_why(tmp_path: Path) -> None:
+    done = _run("ask", "Look", "--provider", "offline", "--attach", str(tmp_path / "none.png"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: Document.from_path: cannot read")
 
 
 def test_ask_without_a_key_says_which_is_missing() -> None:

@@ -25,6 +25,10 @@ SHOWS = {
     "sequential_tools": "['100 -> bob']",  # "Send 100 to bob": not to "Send"
     "dict_definition": "hit for 'How do I stream?'",
     "typed_answers": "Oslo: ",
+    "chart_tool": "an image/png image 'chart.png' (",  # the model was shown the chart
+    "save_and_continue": "sunny, 21 °C in Rome",  # the saved conversation went on
+    "approval_that_waits": "waiting for a person: refund({'order': 7, 'amount': 120})",
+    "durable_worker": "card charged 1 time(s); receipt attempted 2 time(s)",
 }
 
 
@@ -38,6 +42,8 @@ def offline_env() -> dict[str, str]:
 def test_example_runs_offline(script: Path) -> None:
     if script.stem.startswith("mcp_"):  # needs the optional extra aiwrapper[mcp]
         pytest.importorskip("mcp")
+    if script.stem.startswith("durable_"):  # needs the optional extra aiwrapper[dbos]
+        pytest.importorskip("dbos")
     done = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,

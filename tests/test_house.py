@@ -1,7 +1,7 @@
 """The rooms of the package: a folder per layer, each importing only the layers below it.
 
-From the top: the faces (the package root's public modules, ``testing`` and the gateway),
-``providers/``, ``_run/``, the tools (``_tools/`` and ``mcp/``), ``_knowledge/``,
+From the top: the faces (the package root's public modules, ``testing``, the gateway and
+``durable``), ``providers/``, ``_run/``, the tools (``_tools/`` and ``mcp/``), ``_knowledge/``,
 ``_conversation/`` and ``_wire/``; the error tree (``_errors``) stands beneath them all. Every
 import counts, those made only for type checkers and those inside functions included (see
 ``importgraph``), and the root holds the faces and folders only, so a module's path says which
@@ -18,7 +18,7 @@ from .importgraph import PACKAGE, import_graph
 
 # Top to bottom; a module is in the first layer whose prefixes it starts with.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("faces", ("aiwrapper.gateway", "aiwrapper.testing")),
+    ("faces", ("aiwrapper.gateway", "aiwrapper.testing", "aiwrapper.durable")),
     ("providers", ("aiwrapper.providers",)),
     ("run", ("aiwrapper._run",)),
     ("tools", ("aiwrapper._tools", "aiwrapper.mcp")),
@@ -93,6 +93,7 @@ def test_every_module_of_the_package_is_placed_in_a_layer() -> None:
         if layer_of(module) == 0
         and module.split(".")[1:2] != ["gateway"]
         and module.split(".")[1:2] != ["testing"]
+        and module.split(".")[1:2] != ["durable"]
         and module.split(".")[-1] not in ROOT_FACES
         and module != "aiwrapper"
     ]

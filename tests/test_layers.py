@@ -2,9 +2,10 @@
 
 The transport reaches no provider, and neither do the tools, which name no vendor either (a
 dialect is found by name in its provider's package); a ground floor of plain data (calls,
-message parts and messages, results, run events, options, errors, the result serializer and
-JSON text), drawn from several layers, stands below everything else. Outside the provider
-packages no module names a vendor, but for the few allowances listed with their reasons.
+message parts and messages and their JSON document, results, run events, options and
+deferred decisions, errors, the result serializer and JSON text), drawn from several layers,
+stands below everything else. Outside the provider packages no module names a vendor, but for
+the few allowances listed with their reasons.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ GROUND_FLOOR = {
     "aiwrapper._wire._jsontext",
     "aiwrapper._wire._numbers",
     "aiwrapper._conversation._message_dicts",
+    "aiwrapper._conversation._media_dicts",
+    "aiwrapper._conversation._content",
     "aiwrapper._conversation._messages",
+    "aiwrapper._conversation._document",
+    "aiwrapper._conversation._document_values",
+    "aiwrapper._run._decisions",
     "aiwrapper._knowledge._modelrules",
     "aiwrapper._run._options",
     "aiwrapper._run._overrides",
@@ -112,6 +118,15 @@ VENDOR_ALLOWANCES = {
         "the ground floor reads the message dicts chat accepts, in two vendors' shapes, and "
         "tags the thinking signatures and calls read from one of them with that vendor's "
         "name; standing below the provider packages, it cannot take the name from one"
+    ),
+    "_knowledge/_media_limits.py": (
+        "each wire's documented limits for images and documents, one row per provider name "
+        "with the vendor page it cites; the run checks a request against its row before the "
+        "provider encodes it, so the rows stand below the provider packages"
+    ),
+    "_conversation/_media_dicts.py": (
+        "the same reader's images and documents, in the same two shapes; an image's detail "
+        "and a block's cache breakpoint ride on the part tagged with their vendor's name"
     ),
 }
 

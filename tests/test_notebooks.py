@@ -16,6 +16,8 @@ import pytest
 from .test_examples import KEYS, ROOT
 
 NOTEBOOKS = sorted((ROOT / "examples").glob("*.ipynb"))
+# What a notebook prints on the offline model, where a cell shows something particular.
+PRINTS = {"tools": "an image/png image 'chart.png' (360 bytes, 160x100 pixels)"}
 
 
 def _execute(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -58,3 +60,5 @@ def test_the_notebook_runs_in_a_kernel_without_errors(
     assert any("✓" in text for text in rich)  # a result or call shown with its status
     plain = [o["data"].get("text/plain", "") for o in outputs if "data" in o]
     assert not any("IPython.core.display" in text for text in plain)
+    stdout = "".join(o["text"] for o in outputs if o.get("name") == "stdout")
+    assert PRINTS.get(path.stem, "") in stdout

@@ -23,6 +23,12 @@ def transfer(amount: float, to: str) -> str:
 
 
 @tool
+def plot(values: list[float], title: str) -> str:
+    """Plot values."""
+    return title
+
+
+@tool
 def ticket(seat: Literal["window", "aisle"], count: int) -> str:
     """Book seats."""
     return f"{count} {seat}"
@@ -68,6 +74,11 @@ def _calls(prompt: str, *functions: Any) -> list[tuple[str, dict[str, Any]]]:
             ],
         ),
         ("Two aisle seats: 2 please", [ticket], [("ticket", {"seat": "aisle", "count": 2})]),
+        (
+            'Plot 3, 5.5 and 8 titled "Sales"',
+            [plot],
+            [("plot", {"values": [3, 5.5, 8], "title": "Sales"})],
+        ),
     ],
 )
 def test_values_come_from_the_question(

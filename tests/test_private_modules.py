@@ -7,7 +7,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "aiwrapper"
 
 # The public surface: what users import, and the packages a new provider plugs into.
-PUBLIC_PACKAGES = {"aiwrapper", "aiwrapper.gateway", "aiwrapper.mcp", "aiwrapper.providers"}
+PUBLIC_PACKAGES = {
+    "aiwrapper",
+    "aiwrapper.durable",
+    "aiwrapper.gateway",
+    "aiwrapper.mcp",
+    "aiwrapper.providers",
+}
 PUBLIC_MODULES = {
     "aiwrapper.__main__",
     "aiwrapper.testing",

@@ -61,6 +61,9 @@ class Media:
     # The base64 text, made on first use and kept: a conversation replays every part each
     # round, and a 20 MB PDF must not be encoded five times.
     _encoded: list[str] = field(default_factory=list, repr=False)
+    # The data: URL, kept the same way: wires that send one would otherwise build a new copy
+    # of the base64 text for every request. Each wire uses one of the two forms.
+    _data_url: list[str] = field(default_factory=list, repr=False)
 
     accepted: ClassVar[tuple[str, ...]] = ()
     kind: ClassVar[str] = "media"
@@ -138,14 +141,34 @@ class Media:
         if self._data is None:
             raise ConfigError(f"this {self.kind} is a URL ({self.url}); it has no bytes to encode")
         if not self._encoded:
-            self._encoded.append(base64.b64encode(self._data).decode("ascii"))
+            if self._data_url:  # encoded already, inside the data: URL
+                self._encoded.append(self._data_url[0][len(self._url_head()) :])
+            else:
+                self._encoded.append(base64.b64encode(self._data).decode("ascii"))
         return self._encoded[0]
 
     def data_url(self) -> str:
-        """``data:<type>;base64,...``, or the URL of a part sent by reference."""
+        """``data:<type>;base64,...`` (made on first use only), or the URL of a part sent by
+        reference."""
         if self.url is not None:
             return self.url
-        return f"data:{self.media_type};base64,{self.base64()}"
+        if not self._data_url:
+            self._data_url.append(self._make_data_url())
+        return self._data_url[0]
+
+    def _url_head(self) -> str:
+        return f"data:{self.media_type};base64,"
+
+    def _make_data_url(self) -> str:
+        if self._encoded:
+            return self._url_head() + self._encoded[0]
+        if self._data is None:
+            raise ConfigError(f"this {self.kind} is a URL ({self.url}); it has no bytes to encode")
+        # Built in one buffer: the encoded bytes and the text are never both there in full
+        # beside a joined copy.
+        built = bytearray(self._url_head().encode("ascii"))
+        built += base64.b64encode(self._data)
+        return built.decode("ascii")
 
     def describe(self) -> str:
         """The part as text, for a model or wire that cannot be shown it."""

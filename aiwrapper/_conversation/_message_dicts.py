@@ -1,11 +1,14 @@
 """Message dicts given to ``chat``: OpenAI's and Anthropic's shapes read into ``LangMessage``.
 
-``content`` may be a string or a content list: OpenAI text parts (``text``, ``refusal``) or
-Anthropic blocks (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
-``tool_result``). An Anthropic user message holding ``tool_result`` blocks becomes one
+``content`` may be a string or a content list: OpenAI parts (``text``, ``refusal``,
+``image_url``, ``file``) or Anthropic blocks (``text``, ``image``, ``document``,
+``thinking``, ``redacted_thinking``, ``tool_use``, ``tool_result``); images and documents,
+read by ``_media_dicts``, may stand in any message but a system one, and inside a
+``tool_result``. An Anthropic user message holding ``tool_result`` blocks becomes one
 ``tool`` message per result (and a user message for any text beside them), which is how the
-conversation is kept here. A block that cannot be read (an image, an unknown type) is a
-``ConfigError``: a conversation given by the user is never silently shortened. A block's
+conversation is kept here. A block that cannot be read (an unknown type, an image whose bytes
+are not what it says) is a ``ConfigError`` naming the part: a conversation given by the user
+is never silently shortened. A block's
 ``cache_control`` (a cache breakpoint the user placed on a text, ``tool_use`` or
 ``tool_result`` block) rides on its part as Anthropic state, for Anthropic's encoder only.
 The reader yields each message's fields, built of plain parts: building ``LangMessage``s from
@@ -15,6 +18,7 @@ module.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -23,6 +27,7 @@ from typing_extensions import NotRequired, TypedDict
 from .._errors import ConfigError
 from .._wire._jsontext import dumps_compact, loads_standard
 from ._call import FunctionCall
+from ._media_dicts import MEDIA_BLOCKS, read_media
 from ._parts import OpaquePart, Part, ProviderState, Role, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["MessageFields", "read_message_dict"]
@@ -31,6 +36,9 @@ _ROLES = ("system", "developer", "user", "assistant", "tool")
 _TEXT_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
 _ANTHROPIC = "anthropic"  # thinking signatures and redacted blocks are Anthropic's own state
 _STRING_FIELDS = ("tool_call_id", "name", "thinking", "error_type")
+# repr cut short as it is built: a few levels, a few items, strings clipped.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
 
 
 class MessageFields(TypedDict):
@@ -57,11 +65,11 @@ def read_message_dict(data: Mapping[str, Any]) -> list[MessageFields]:
     if data.get("thinking"):
         parts.append(ThinkingPart(data["thinking"]))
     out: list[MessageFields] = []
-    for block in _content_blocks(data.get("content")):
+    for index, block in enumerate(_content_blocks(data.get("content"))):
         if block.get("type") == "tool_result" and role == "user":
-            out.append(_tool_result(block))
+            out.append(_tool_result(block, f"content part {index}"))
         else:
-            parts.append(_part(block, role))
+            parts.append(_part(block, role, f"content part {index}"))
     for raw in data.get("tool_calls") or ():
         parts.append(ToolCallPart(_call_from_dict(raw)))
     message = MessageFields(
@@ -104,8 +112,9 @@ def _is_list_of_objects(value: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    """A wrong value for an error message, kept short: the dict may be a client's whole body."""
-    return f"{value!r:.100}"
+    """A wrong value for an error message, kept short: the dict may be a client's whole body,
+    a base64 image of megabytes, or nested deeper than ``repr`` can go."""
+    return f"{_SHORT.repr(value):.100}"
 
 
 def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -120,9 +129,14 @@ def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
     )
 
 
-def _part(block: Mapping[str, Any], role: str) -> Part:
+def _part(block: Mapping[str, Any], role: str, where: str) -> Part:
     kind = block.get("type", "text" if "text" in block else None)  # {"text": ...} alone
     kind = kind if isinstance(kind, str) else None
+    if kind in MEDIA_BLOCKS and role != "system":
+        try:
+            return read_media(block, kind)
+        except ConfigError as exc:
+            raise ConfigError(f"{where} ({kind}): {exc}") from exc
     if kind in _TEXT_KEYS:
         return TextPart(_string(block, _TEXT_KEYS[kind]), _breakpoint(block))
     if role == "assistant" and kind == "thinking":
@@ -140,7 +154,7 @@ def _part(block: Mapping[str, Any], role: str) -> Part:
     raise ConfigError(
         f"this {role} message holds a content block that cannot be read here: "
         f"{_shown(dict(block))} "
-        "(text, thinking, tool_use and tool_result blocks are read)"
+        "(text, image, document, thinking, tool_use and tool_result blocks are read)"
     )
 
 
@@ -153,7 +167,9 @@ def _breakpoint(block: Mapping[str, Any]) -> ProviderState | None:
 def _string(block: Mapping[str, Any], key: str) -> str:
     value = block.get(key)
     if not isinstance(value, str):
-        raise ConfigError(f"a {block.get('type')!r} block needs a string {key!r}: {dict(block)!r}")
+        raise ConfigError(
+            f"a {block.get('type')!r:.40} block needs a string {key!r}: {_shown(block)}"
+        )
     return value
 
 
@@ -173,11 +189,12 @@ def _plain(part: Part | None) -> TypeGuard[TextPart]:
     return type(part) is TextPart and part.state is None
 
 
-def _tool_result(block: Mapping[str, Any]) -> MessageFields:
+def _tool_result(block: Mapping[str, Any], where: str) -> MessageFields:
     call_id = block.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
-        raise ConfigError(f"a tool_result block needs its 'tool_use_id': {dict(block)!r}")
-    texts = [_part(b, "tool") for b in _content_blocks(block.get("content"))]
+        raise ConfigError(f"a tool_result block needs its 'tool_use_id': {_shown(dict(block))}")
+    blocks = _content_blocks(block.get("content"))
+    texts = [_part(b, "tool", f"{where} (tool_result), part {i}") for i, b in enumerate(blocks)]
     marker = _breakpoint(block)
     if marker is not None:  # the result's own breakpoint, on an empty part closing it
         texts.append(TextPart("", marker))

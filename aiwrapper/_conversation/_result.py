@@ -111,7 +111,8 @@ class LangResult(Generic[OutputT]):
         messages: The whole conversation, ready to pass back to ``chat``.
         function_calls: Every call of the run, in the order the model made them.
         finished: True once the run is over.
-        finish_reason: ``stop``, ``tool_calls`` (manual mode), ``length``, ``content_filter``...
+        finish_reason: ``stop``, ``tool_calls`` (manual mode), ``deferred`` (``approve``
+            answered ``DEFER``: see ``pending``), ``length``, ``content_filter``...
         usage: Token counts summed over the run's requests.
         iterations: How many model requests the run made.
         model: The model the provider says answered the latest request (the model asked
@@ -120,6 +121,8 @@ class LangResult(Generic[OutputT]):
             ``finish_reason`` is ``tool_calls`` and the calls' errors tell the model so.
         output: The final answer as the ``output_type`` asked for, validated (``None`` until
             the run ends; the answer text when no ``output_type`` was given).
+        pending: The calls ``approve`` deferred (status ``pending``), when the run stopped
+            for them: ``Lang.resume`` continues it with a decision for each.
     """
 
     prompt: str
@@ -131,6 +134,7 @@ class LangResult(Generic[OutputT]):
     iterations: int = 0
     model: str | None = None
     truncated: bool = False
+    pending: list[FunctionCall] = field(default_factory=list)
     output: OutputT = field(default=None, init=False)  # type: ignore[assignment]
     _answer: str = field(default="", init=False, repr=False)
     _thinking: str = field(default="", init=False, repr=False)

@@ -7,7 +7,8 @@ of that provider that can). Thinking is then left out of the request, since such
 it with an error, and so are ``temperature`` and ``top_p`` for a model known to reject them
 (reasoning models that fix their own sampling); tools are still sent and the provider decides.
 A model nobody knows passes silently: new models must work. ``request_cost`` prices one
-request's tokens.
+request's tokens. Images and documents a model cannot take are ``_media_checks``'s, which
+warns through ``warn_lacking``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from .._tools.nodes import Schema
     from ._options import LangOptions
 
-__all__ = ["check_options", "native_output", "request_cost", "warn_once"]
+__all__ = ["check_options", "native_output", "request_cost", "warn_lacking", "warn_once"]
 
 _NOUNS = {
     "tool_call": "function calling",
@@ -65,6 +66,12 @@ def warn_once(info: ModelInfo, capability: str, consequence: str) -> None:
         f"{info.provider} model {info.model!r} has no {_NOUNS[capability]}: {consequence}{hint}"
     )
     warnings.warn(message, CapabilityWarning, stacklevel=_user_stacklevel())
+
+
+def warn_lacking(info: ModelInfo, capability: str, message: str) -> None:
+    """Warn ``message`` that ``info``'s model lacks ``capability``, once per process."""
+    if _WARNED.first((info.provider, info.model, capability)):
+        warnings.warn(message, CapabilityWarning, stacklevel=_user_stacklevel())
 
 
 def _user_stacklevel() -> int:

@@ -12,22 +12,24 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
 
 from .._conversation._media import Media
-from .._conversation._messages import LangMessage, MediaPart, TextPart
+from .._conversation._messages import LangMessage, TextPart
 from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
 from ._atonce import run_quick_first
 from ._cancellation import cancelled_from_outside, is_cancellation
+from ._decisions import DEFER, Decision
 from ._options import LangOptions
 from ._repeats import Repeats, Signature, sign
+from ._steps import Steps, ToolOutcome
 from ._toollog import log_tool_call, log_tool_exception
 
 if TYPE_CHECKING:
@@ -39,16 +41,6 @@ _TRUNCATED_NOTE = (
     "Your output reached the token limit while writing this call, so its arguments were"
     " cut off; make the call again with shorter arguments."
 )
-
-
-@dataclass(slots=True)
-class ToolOutcome:
-    """What a call produced, ready to become a tool-result message."""
-
-    content: str
-    is_error: bool = False
-    error_type: str | None = None
-    parts: tuple[TextPart | MediaPart, ...] | None = None  # when more than text
 
 
 class _Failure(Exception):
@@ -65,6 +57,8 @@ class _CallbackError(Exception):
 
 
 _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
+# A call left for a later decision: neither run nor answered.
+_DEFERRED = ToolOutcome("", error_type="Deferred", deferred=True)
 
 
 class CallExecutor:
@@ -87,9 +81,14 @@ class CallExecutor:
         self.repeats: dict[int, bool] = {}
         self.outcomes: dict[int, ToolOutcome] = {}
         self.early: dict[int, anyio.Event] = {}  # calls started while their turn streamed
+        self.decided: dict[int, Decision] = {}  # decisions given to resume, in place of approve
+        self.deferred: set[int] = set()  # calls approve answered with DEFER
         self.result_chars = (options.limits or _DEFAULT_SIZES).tool_result_chars
         self.counted = 0  # calls of the run counted against max_tool_calls
         self.telemetry: RunTelemetry | None = None  # set by the run when it records
+        # Set by a durable run: each call runs as a step; a replayed one is told to ``replayed``.
+        self.steps: Steps | None = None
+        self.replayed: Callable[[FunctionCall], None] = _ignore
 
     @property
     def calls_exhausted(self) -> bool:
@@ -114,6 +113,8 @@ class CallExecutor:
         self.truncated = truncated
         for call in calls:  # those planned while the turn streamed are skipped
             self.plan(call)
+        if self.steps is not None:
+            self.steps.plan([c for c in calls if id(c) not in self.outcomes])
         if self.raised is not None:  # an early call failed in raise mode: run nothing more
             raise self.raised
         for batch in self._batches(calls):
@@ -127,6 +128,18 @@ class CallExecutor:
         outcomes = self.outcomes
         limit = self.result_chars
         return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+
+    async def run_decided(
+        self, calls: Sequence[FunctionCall], decisions: Mapping[str, Decision]
+    ) -> list[LangMessage]:
+        """Run calls that waited for a decision: approved ones without asking ``approve``
+        again, denied ones answered as a denial is; their result messages in call order."""
+        self.decided.update((id(call), decisions[call.id]) for call in calls)
+        return await self.run_turn(calls)
+
+    def waiting(self, calls: Sequence[FunctionCall]) -> list[FunctionCall]:
+        """The calls of a turn that ``approve`` deferred, in call order."""
+        return [c for c in calls if id(c) in self.deferred] if self.deferred else []
 
     async def _wait_early(self, calls: Sequence[FunctionCall]) -> None:
         for call in calls:
@@ -254,7 +267,10 @@ class CallExecutor:
         started = time.monotonic()
         try:
             try:
-                if self.telemetry is None:
+                if self.steps is not None:  # durable: a step, given back when it had finished
+                    run = partial(self._outcome, call, repeated, scope)
+                    outcome = await self.steps.call(call, run)
+                elif self.telemetry is None:
                     outcome = await self._execute(call, repeated)
                 else:  # telemetry: the call runs in its execute_tool span's context
                     running = self._execute(call, repeated)
@@ -267,16 +283,39 @@ class CallExecutor:
                 if failed is None:
                     raise
                 outcome = failed
-            log_tool_call(call, started)
+            if outcome.deferred:  # not run, not answered: the run stops for it
+                self.deferred.add(id(call))
+                return outcome
+            if not outcome.replayed:
+                log_tool_call(call, started)
             self.outcomes[id(call)] = outcome
             if not repeated:  # a repeat's answer quotes the result; it is not one itself
                 self.repeat.results[self.signatures[id(call)]] = outcome.content
-            if self.watched:
+            if outcome.replayed:  # done before a crash, and reported then
+                self.replayed(call)
+            elif self.watched:
                 await self._callback(self.notify, call)
         except _CallbackError as exc:  # not a tool failure: raised as is, never to the model
             self._abort(exc.__cause__ or exc, scope)
             return ToolOutcome("", True)
         return outcome
+
+    async def _outcome(
+        self, call: FunctionCall, repeated: bool, scope: anyio.CancelScope | None
+    ) -> ToolOutcome:
+        """Run ``call`` to its outcome, a failure's included: what a durable step records."""
+        try:
+            if self.telemetry is None:
+                return await self._execute(call, repeated)
+            tool = self.tools.get(call.name)
+            return await self.telemetry.tool(call, tool, self._execute(call, repeated))
+        except _CallbackError:
+            raise
+        except BaseException as exc:
+            failed = self._failure(call, exc, scope)
+            if failed is None:
+                raise
+            return failed
 
     def _failure(
         self, call: FunctionCall, exc: BaseException, scope: anyio.CancelScope | None
@@ -322,8 +361,8 @@ class CallExecutor:
         validated = self._validated(tool, call)
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
-        if self.options.approve is not None:
-            await self._check_approval(tool, call)
+        if (self.options.approve is not None or self.decided) and await self._waits(tool, call):
+            return _DEFERRED
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)
@@ -354,13 +393,22 @@ class CallExecutor:
             )
         return tool
 
-    async def _check_approval(self, tool: Tool, call: FunctionCall) -> None:
-        approve = self.options.approve
-        if approve is None or not self.ask_approval(tool):
-            return
-        decision = await self._callback(approve, call)
+    async def _waits(self, tool: Tool, call: FunctionCall) -> bool:
+        """Whether ``call`` waits for a later decision; raises ``_Failure`` when denied.
+
+        The decision given to ``resume`` for the call stands in for ``approve``.
+        """
+        decision = self.decided.get(id(call))
+        if decision is None:
+            approve = self.options.approve
+            if approve is None or not self.ask_approval(tool):
+                return False
+            decision = await self._callback(approve, call)
+            if decision is DEFER:
+                call.status = "pending"
+                return True
         if decision is True:
-            return
+            return False
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
         raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
 
@@ -404,6 +452,10 @@ def _outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
     if content is not None:
         return _content_outcome(content)
     return ToolOutcome(serialize_result(value))
+
+
+def _ignore(call: FunctionCall) -> None:
+    pass
 
 
 def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:

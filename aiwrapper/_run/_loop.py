@@ -9,9 +9,10 @@ in the order the model made the calls. A round is final only when it ends with n
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import replace
+from functools import partial
 
 import anyio
 
@@ -26,9 +27,12 @@ from .._tools.sources import Toolset, ToolSource
 from ._cancellation import ended_by
 from ._capabilities import check_options, request_cost
 from ._contract import EventSink, Model, ProviderRequest, output_support, tool_choice
+from ._decisions import Decision, checked_decisions, pending_calls
 from ._early import EarlyStart, early_start
 from ._execution import CallExecutor
+from ._media_checks import sendable
 from ._options import LangOptions
+from ._steps import Steps
 from ._structured import OutputPlan
 from ._telemetry_run import RunTelemetry
 from ._watch import Watchers
@@ -48,12 +52,14 @@ class Run:
         *,
         sources: Sequence[ToolSource] = (),
         facts: ModelFacts | None = None,
+        decisions: Mapping[object, object] | None = None,
+        steps: Steps | None = None,
     ) -> None:
         if not sources:  # with sources, checked once their tools are known
             _check_config(tools, options)
         self.sources = sources  # MCP servers: opened by run(), asked for tools before requests
         self.toolset: Toolset | None = None
-        _check_answered(result.messages)
+        self._resuming = _resuming(result.messages, decisions)
         _check_orphans(result.messages)
         model_id, offered = options.model or model.model, [*tools, *sources]
         # What is known of the model checks the options and prices each request.
@@ -77,6 +83,10 @@ class Run:
         self.executor = CallExecutor(tools, options, result, self._notify)
         # Telemetry: None unless spans and metrics are recorded; the one value hot paths check.
         self.telemetry = self.executor.telemetry = RunTelemetry.of(options, model, model_id)
+        # Durable runs: requests and calls go through ``steps``; replayed ones report nothing.
+        self.steps = self.executor.steps = steps
+        if steps is not None:
+            self.executor.replayed = self.watch.replayed
         self._published = 0  # calls of the current turn already on result.function_calls
         self._turn: Assembler | None = None  # the turn being received, until it is appended
         _add_system_prompt(result.messages, options.system_prompt)
@@ -122,6 +132,11 @@ class Run:
 
     async def _rounds(self) -> None:
         options = self.options
+        if self._resuming is not None:
+            if self.toolset is not None:
+                self._use_tools(await self.toolset.tools())
+            await self._resume(*self._resuming)
+            options = self._after_calls(options)
         while True:
             if self.result.iterations >= (options.max_iterations or 1):
                 raise MaxIterationsError(
@@ -145,15 +160,38 @@ class Run:
                     return
                 results = await self.executor.run_turn(calls, truncated=turn.truncated)
             self.result.messages.extend(results)
+            waiting = self.executor.waiting(calls)
             if self.watch.active:  # nobody watching: no notification to make
                 for call in calls:  # those not run (over max_tool_calls) are answered too
-                    await self.watch.call_finished(call)
+                    if call not in waiting:
+                        await self.watch.call_finished(call)
                 await self._notify()
-            # A forced choice applies to one round; keeping it would force calls forever.
-            # Once max_tool_calls is reached, "none" makes the model answer instead.
-            choice = "none" if self.executor.calls_exhausted else None
-            if options.function_call != choice:  # a copy of every option only when it changes
-                options = replace(options, function_call=choice)
+            if waiting:  # approve deferred these: the run stops until resume decides
+                self.result.pending = waiting
+                await self._finish(waiting, "deferred")
+                return
+            options = self._after_calls(options)
+
+    def _after_calls(self, options: LangOptions) -> LangOptions:
+        """The options of the request that follows a round of calls."""
+        # A forced choice applies to one round; keeping it would force calls forever.
+        # Once max_tool_calls is reached, "none" makes the model answer instead.
+        choice = "none" if self.executor.calls_exhausted else None
+        if options.function_call != choice:  # a copy of every option only when it changes
+            options = replace(options, function_call=choice)
+        return options
+
+    async def _resume(self, pending: list[FunctionCall], decisions: Mapping[str, Decision]) -> None:
+        """Run (or deny) the calls that waited, and put every result of their turn in call
+        order, as if the turn had run at once."""
+        self._resuming = None
+        self.result.function_calls.extend(pending)
+        results = await self.executor.run_decided(pending, decisions)
+        _in_call_order(self.result.messages, results)
+        if self.watch.active:
+            for call in pending:
+                await self.watch.call_finished(call)
+            await self._notify()
 
     def _use_tools(self, tools: Sequence[Tool]) -> None:
         if tools is not self.tools:  # a server's tool list is new or changed
@@ -163,6 +201,10 @@ class Run:
 
     async def _request(self, options: LangOptions, early: EarlyStart | None) -> Assembler:
         result = self.result
+        model = options.model or self.model.model
+        # Images and documents checked against the wire and the model before the turn begins:
+        # a request refused here leaves the conversation as it was.
+        messages = sendable(result.messages, self.model.name, model, self._facts)
         watch = self.watch
         # Partial arguments are for on_result's snapshots; events hand out the fragments.
         assembler = Assembler(self.model.name, live=watch.on_result is not None)
@@ -173,13 +215,13 @@ class Run:
         if self.output is not None:  # the fallback's final tool, or the native output option
             tools, options = self.output.request(tools, options)
         request = ProviderRequest(
-            model=options.model or self.model.model,
-            messages=result.messages,
+            model=model,
+            messages=messages,
             tools=tools,
             options=options,
             stream=bool(options.stream),
         )
-        if watch.active:
+        if watch.active and self.steps is None:  # a step reports it only when it runs
             await watch.turn_started()
 
         async def fold(events: list[Event]) -> None:
@@ -191,16 +233,42 @@ class Run:
         # With early start, calls whose arguments just completed may start after each batch.
         sink: EventSink = fold if early is None else early.watching(fold, assembler)
 
+        assembler, message, live = await self._send(request, sink, assembler)
+        self._publish(assembler)
+        self._record_turn(request.model, assembler, message)
+        if watch.active and live:
+            await watch.turn_finished(assembler)
+        return assembler
+
+    async def _send(
+        self, request: ProviderRequest, sink: EventSink, assembler: Assembler
+    ) -> tuple[Assembler, LangMessage, bool]:
+        """Send ``request``: the turn, its message, and whether it was received live (not
+        replayed from a durable run's checkpoint)."""
+        if self.steps is not None:  # durable: a step, given back when it had finished
+            turn = await self.steps.request(partial(self._receive, request, sink, assembler))
+            if turn is not assembler:  # replayed: shown as the turn, reported to nobody
+                self.result._stream_turn(turn)
+                self._turn = turn
+            return turn, turn.message, turn is assembler
         telemetry = self.telemetry
         if telemetry is None:
             await self.model.send(request, sink)
-            message = assembler.finish()
-        else:  # telemetry: the request is sent, and its turn finished, in its own span
-            message = await telemetry.send(self.model.send, request, sink, assembler)
-        self._publish(assembler)
-        self._record_turn(request.model, assembler, message)
-        if watch.active:
-            await watch.turn_finished(assembler)
+            return assembler, assembler.finish(), True
+        # telemetry: the request is sent, and its turn finished, in its own span
+        return assembler, await telemetry.send(self.model.send, request, sink, assembler), True
+
+    async def _receive(
+        self, request: ProviderRequest, sink: EventSink, assembler: Assembler
+    ) -> Assembler:
+        """Send ``request`` and fold its answer into ``assembler``: a durable run's step."""
+        if self.watch.active:
+            await self.watch.turn_started()
+        if self.telemetry is None:
+            await self.model.send(request, sink)
+            assembler.finish()
+        else:
+            await self.telemetry.send(self.model.send, request, sink, assembler)
         return assembler
 
     def _record_turn(self, model: str, assembler: Assembler, message: LangMessage) -> None:
@@ -266,10 +334,10 @@ class Run:
         self.result.messages.append(repair)
         return True
 
-    async def _finish(self, calls: Sequence[object]) -> None:
+    async def _finish(self, calls: Sequence[object], reason: str = "tool_calls") -> None:
         self.result.finished = True
         if calls:
-            self.result.finish_reason = "tool_calls"
+            self.result.finish_reason = reason
         if self.watch.active:
             await self._notify()
             await self.watch.run_finished()
@@ -336,9 +404,31 @@ def _check_answered(messages: LangMessages) -> None:
     missing = [c.id for c in _unanswered(messages)]
     if missing:
         raise ConfigError(
-            f"the last assistant turn made calls {missing} that have no result; add them with "
+            f"the last assistant turn made calls {missing} that have no result: continue "
+            "with lang.resume(messages, decisions={call_id: True or False}) to run or deny "
+            "them (calls that approve deferred), or add their results with "
             "messages.add_tool_result(call, value) before chat()"
         )
+
+
+def _in_call_order(messages: LangMessages, results: Sequence[LangMessage]) -> None:
+    """Add ``results`` after the last assistant turn, ordering all its results as its calls."""
+    turn = max(i for i, m in enumerate(messages) if m.role == "assistant")
+    order = {call.id: i for i, call in enumerate(messages[turn].tool_calls)}
+    tail = [*messages[turn + 1 :], *results]
+    tail.sort(key=lambda m: order.get(m.tool_call_id or "", -1))
+    messages[turn + 1 :] = tail
+
+
+def _resuming(
+    messages: LangMessages, decisions: Mapping[object, object] | None
+) -> tuple[list[FunctionCall], Mapping[str, Decision]] | None:
+    """For ``resume``: the calls that waited for a decision, and the decision on each."""
+    if decisions is None:
+        _check_answered(messages)
+        return None
+    pending = pending_calls(messages)
+    return pending, checked_decisions(pending, decisions)
 
 
 def _check_orphans(messages: LangMessages) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 from .._knowledge._modelrules import DYNAMIC_THINKING, THINKING_BUDGETS
 from .._wire._numbers import finite_number
 from .._wire._sizelimits import SizeLimits
+from ._decisions import Defer
 
 if TYPE_CHECKING:
     from .._conversation._result import FunctionCall, LangResult
@@ -35,7 +36,8 @@ __all__ = [
 ResultCallback = Callable[["LangResult"], Union[None, Awaitable[None]]]
 EventCallback = Callable[["RunEvent"], Union[None, Awaitable[None]]]
 FunctionHandler = Callable[["FunctionCall"], Any]
-ApproveCallback = Callable[["FunctionCall"], Union[bool, str, Awaitable[Union[bool, str]]]]
+Approval = Union[bool, str, Defer]
+ApproveCallback = Callable[["FunctionCall"], Union[Approval, Awaitable[Approval]]]
 FunctionCallChoice = Union[str, Mapping[str, str]]
 Thinking = Union[bool, int, Literal["low", "medium", "high"]]
 
@@ -62,7 +64,8 @@ class LangOptions:
             get an error result and the model is then asked to answer without tools.
         timeout: Seconds for the whole run.
         tool_timeout: Seconds for each call (a tool's own ``timeout`` wins).
-        approve: Decides whether a call may run: True, False, or a reason string to deny.
+        approve: Decides whether a call may run: True, False, or a reason string to deny;
+            ``DEFER`` to decide later (the run stops, ``Lang.resume`` goes on).
         tool_errors: ``"return"`` errors to the model (default) or ``"raise"`` them.
         system_prompt: A system message put before the conversation.
         temperature: Sampling temperature.

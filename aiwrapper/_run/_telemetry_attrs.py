@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._conversation._content import labelled_text
 from .._conversation._messages import LangMessage
 from .._conversation._parts import MediaPart, TextPart, ThinkingPart, ToolCallPart
 
@@ -70,8 +71,15 @@ def content_json(value: Any) -> str:
 def _message(message: LangMessage) -> dict[str, Any]:
     if message.role == "tool":
         response = {"type": "tool_call_response", "id": message.tool_call_id}
-        return {"role": "tool", "parts": [{**response, "response": message.content}]}
+        return {"role": "tool", "parts": [{**response, "response": _response(message)}]}
     return {"role": message.role, "parts": _parts(message)}
+
+
+def _response(message: LangMessage) -> str:
+    """A tool result's text; its images and documents as labels (type and size, no bytes)."""
+    if not any(isinstance(p, MediaPart) for p in message.parts):
+        return message.content
+    return labelled_text(message.parts)
 
 
 def _parts(message: LangMessage) -> list[dict[str, Any]]:

@@ -220,6 +220,11 @@ class Watchers:
         if self.on_event is not None:
             await self.emit(runevents.RunFinished(self.result))
 
+    def replayed(self, call: FunctionCall) -> None:
+        """``call`` was answered before a crash, and reported then: nothing of it is reported."""
+        self._ready.add(id(call))
+        self._finished.add(id(call))
+
     async def call_finished(self, call: FunctionCall) -> None:
         """``call`` was answered (reported once per call)."""
         if self.on_event is not None and id(call) not in self._finished:

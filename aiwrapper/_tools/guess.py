@@ -2,7 +2,8 @@
 
 This module owns :func:`arguments_from_prompt`. It reads the values a question states plainly
 (numbers, quoted text, names, and enum values named outright or by a common word such as "yen"
-for ``JPY``) and hands them to a tool's parameters by type, in order. A name is a capitalised
+for ``JPY``) and hands them to a tool's parameters by type, in order (a list of numbers takes
+every number the prompt states). A name is a capitalised
 word inside a sentence; failing that, the word a preposition introduces ("to bob"); failing
 that, a sentence's capitalised first word, unless it is a common word ("Send", "What"). A
 parameter called ``query`` or ``question`` gets the whole question (or what it quotes). A question
@@ -112,6 +113,9 @@ def _kind(schema: dict[str, Any]) -> str | None:
         return "enum"
     if kind in ("integer", "number"):
         return "number"
+    items = schema.get("items")
+    if kind == "array" and isinstance(items, dict) and items.get("type") in ("integer", "number"):
+        return "numbers"
     return "name" if kind == "string" and "format" not in schema else None
 
 
@@ -174,6 +178,10 @@ def _fill(
             value = _enum_choice(schema, values)
         elif kind == "number" and name in required:
             value = _take_number(schema, numbers)
+        elif kind == "numbers" and name in required:
+            value = [n for n in (_number_for(schema["items"], n) for n in numbers) if n is not None]
+            numbers.clear()  # "sales of 3, 5 and 8": the list takes them all
+            value = value or None
         elif kind == "name" and name in required and name.lower() in _WHOLE_PROMPT:
             value = values.quoted[0] if values.quoted else values.prompt.strip()
         elif kind == "name" and name in required and names:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._conversation._media import Media
+from .._conversation._content import result_parts
 from .._conversation._parts import MediaPart, TextPart
 from .._conversation._serialize import serialize_result, to_jsonable
 
@@ -43,16 +43,8 @@ def media_content(value: Any) -> ToolContent | None:
     """A return value holding images or documents as parts, else None (written as text).
 
     An ``Image`` or a ``Document``, or a list or tuple mixing them with strings (sent as they
-    are) and JSON-able values (written as JSON text), in the tool's order.
+    are) and JSON-able values (written as JSON text), in the tool's order: the rule
+    ``LangMessages.add_tool_result`` follows too (``_conversation._content.result_parts``).
     """
-    if isinstance(value, Media):
-        return ToolContent((MediaPart(value),), value)  # type: ignore[arg-type]
-    if not isinstance(value, (list, tuple)) or not any(isinstance(v, Media) for v in value):
-        return None
-    parts: list[TextPart | MediaPart] = []
-    for item in value:
-        if isinstance(item, Media):
-            parts.append(MediaPart(item))  # type: ignore[arg-type]
-        else:
-            parts.append(TextPart(item if isinstance(item, str) else serialize_result(item)))
-    return ToolContent(tuple(parts), value)
+    parts = result_parts(value)
+    return None if parts is None else ToolContent(parts, value)

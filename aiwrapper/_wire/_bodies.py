@@ -89,10 +89,25 @@ async def release(response: httpx.Response, chunks: BodyChunks) -> None:
     if chunks._done and response.is_closed:
         # Read to its end: httpx closed the response itself and nothing is left to await,
         # so the shielded scope (a few microseconds on every request) is not needed.
+        _unbind(response)
         return
     with anyio.CancelScope(shield=True):
         await response.aclose()
         await chunks.finish()
+    _unbind(response)
+
+
+def _unbind(response: httpx.Response) -> None:
+    """Break the cycle between a closed response and the stream httpx bound to it.
+
+    Left in place, the response, its request and the body it sent wait for the garbage
+    collector, which a few large allocations do not wake: a tool loop replaying a 20 MB PDF
+    would keep each round's 27 MB body through the next rounds.
+    """
+    response.stream = _SPENT
+
+
+_SPENT = httpx.ByteStream(b"")  # what a closed response streams: nothing, and no cycle
 
 
 async def read_body(response: httpx.Response, where: str, max_bytes: int) -> bytes:

@@ -21,6 +21,7 @@ import httpx
 from .. import _errors as errors
 from ._httpcall import HttpCall
 from ._jsontext import write_body
+from ._splice import LargeStrings
 
 __all__ = ["RequestBuilder", "json_bytes", "where"]
 
@@ -155,26 +156,36 @@ def _check_header_values(headers: dict[str, str]) -> None:
 def json_bytes(body: object) -> bytes:
     """The compact UTF-8 JSON of a request body.
 
+    A body carrying large strings (images and documents as base64) is assembled by
+    ``_splice`` into one buffer, so that the body's text and bytes are never both in memory.
+
     Raises:
         ConfigError: the body holds something JSON cannot carry.
     """
     try:
-        try:
-            # NaN and infinities are not JSON, and servers refuse a body holding them.
-            text = write_body(body)
-        except ValueError:
-            # One came from the wire (a provider's opaque block replayed) or from extra_body:
-            # sent as null, the rest of the conversation intact.
-            body = _finite(body)
-            text = write_body(body)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
+        large = LargeStrings.of(body)
+    except RecursionError:  # absurd nesting: the plain path says so
+        large = None
+    text = _text(body if large is None else large.body)
     try:
-        return text.encode()
+        return text.encode() if large is None else large.assemble(text)
     except UnicodeEncodeError:
         # A lone surrogate (a filename read with surrogateescape, say) has no UTF-8 form;
         # the ASCII form escapes it as \udXXX, which JSON allows.
         return json.dumps(body, separators=(",", ":")).encode()
+
+
+def _text(body: object) -> str:
+    try:
+        try:
+            # NaN and infinities are not JSON, and servers refuse a body holding them.
+            return write_body(body)
+        except ValueError:
+            # One came from the wire (a provider's opaque block replayed) or from extra_body:
+            # sent as null, the rest of the conversation intact.
+            return write_body(_finite(body))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise errors.ConfigError(f"The request body cannot be sent as JSON: {exc}") from exc
 
 
 def _finite(value: Any) -> Any:

@@ -2,11 +2,11 @@
 
 It owns HTTP: auth (API keys compared in constant time; loopback clients only without keys),
 what a browser may send (``_browser``), loop protection (``_hops``), the body size limit and
-timeout, parsing (big bodies in a worker thread), routing a client's ``model`` to a ``Lang``,
-mapping errors to the client's wire (credentials redacted), client disconnects and the access
-log. What a wire looks like is the business
-of its front-end, which lives in the wire's provider package; the gateway mounts every
-front-end the provider registry finds, each at its POST path, and knows no wire by name.
+timeout, reading bodies (big ones off the event loop: ``_reading``), routing a client's
+``model`` to a ``Lang``, mapping errors to the client's wire (credentials redacted), client
+disconnects and the access log. What a wire looks like is the business of its front-end,
+which lives in the wire's provider package; the gateway mounts every front-end the provider
+registry finds, each at its POST path, and knows no wire by name.
 A translator, never an agent: each client request is one model request
 (``auto_execute=False``); the client runs its own tools and sends their results back.
 """
@@ -14,12 +14,9 @@ A translator, never an agent: each client request is one model request
 from __future__ import annotations
 
 import hmac
-import json
-import json.scanner
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,17 +24,16 @@ import anyio
 from .._errors import ConfigError
 from .._run._options import merge_options
 from .._wire._telemetry import server_span
-from ..providers._callstate import unpack_calls
 from ..providers._registry import frontends
-from ..providers._serving import ClientRequest, Frontend, GatewayError, StreamEncoder, in_call_order
+from ..providers._serving import Frontend, GatewayError, StreamEncoder
 from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from ._browser import BrowserRules, require_json
 from ._hops import HOP_HEADER, Hops
+from ._reading import Decoded, read_request
 from ._redact import Redactor, printable
 from ._upstream import as_gateway_error
 
 if TYPE_CHECKING:
-    from .._conversation._messages import LangMessages
     from .._conversation._runevents import RunEvent
     from .._lang import Lang
     from .._run._stream import RunStream
@@ -48,10 +44,6 @@ logger = logging.getLogger("aiwrapper.gateway")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole request body: a trickle holds no slot longer
-# Smaller bodies are read and decoded on the loop: a worker thread would cost more than they do.
-_INLINE_BODY_BYTES = 8 * 1024
-# Past this size json's C parser would hold the GIL (and so the loop) for more than a few ms.
-_PREEMPTIBLE_BODY_BYTES = 256 * 1024
 # One model request per client request: the client executes the calls.
 _TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
@@ -165,11 +157,11 @@ class Gateway:
     async def _serve(self, front: Frontend, exchange: Exchange) -> None:
         hops = self._hops.forward(exchange.header(HOP_HEADER.encode()))
         with anyio.move_on_after(self.body_timeout) as reading:
-            body = await exchange.read_body(self.max_body_bytes)
+            chunks = await exchange.read_body(self.max_body_bytes)
         if reading.cancelled_caught:
             message = f"the request body did not arrive within {self.body_timeout:g} s"
             raise GatewayError(408, "invalid_request", message)
-        decoded = await _decoded(front, body)
+        decoded = await read_request(front, chunks)
         lang = self.routes.get(decoded.request.route)
         if lang is None:
             raise GatewayError(
@@ -202,49 +194,8 @@ def _checked_keys(api_keys: Iterable[str] | None) -> list[bytes]:
     return [key.strip().encode("utf-8") for key in keys]
 
 
-@dataclass(slots=True, frozen=True)
-class _Decoded:
-    request: ClientRequest
-    messages: LangMessages  # the request's, with packed call state unpacked, in call order
-
-
-def _parse(body: bytes) -> Any:
-    """The body's JSON. json's C parser holds the GIL for the whole document (about 25 ms a
-    MiB of small values), which stalls the event loop even from a worker thread; past
-    ``_PREEMPTIBLE_BODY_BYTES`` the pure-Python scanner is used instead, slower but giving the
-    loop the GIL at every switch interval, while strings are still read in C."""
-    if len(body) < _PREEMPTIBLE_BODY_BYTES:
-        return json.loads(body)
-    decoder = json.JSONDecoder()
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-    return decoder.decode(body.decode("utf-8"))
-
-
-async def _decoded(front: Frontend, body: bytes) -> _Decoded:
-    """The client's request; a big body is parsed in a worker thread, off the event loop."""
-    if len(body) < _INLINE_BODY_BYTES:
-        return _decode(front, body)
-    return await anyio.to_thread.run_sync(_decode, front, body)
-
-
-def _decode(front: Frontend, body: bytes) -> _Decoded:
-    try:
-        parsed = _parse(body)
-    except (ValueError, RecursionError) as exc:
-        raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
-    try:
-        request = front.decode(parsed)
-        unpack_calls(request.messages)
-        return _Decoded(request, in_call_order(request.messages))
-    except GatewayError:
-        raise
-    except Exception as exc:  # a shape no check foresaw: the client's mistake, never a 500
-        logger.warning("gateway: a request no front-end check refused failed to decode: %r", exc)
-        raise GatewayError(400, "invalid_request", "the request could not be read") from exc
-
-
 async def _answer(
-    front: Frontend, decoded: _Decoded, lang: Lang, exchange: Exchange, hops: dict[str, str]
+    front: Frontend, decoded: Decoded, lang: Lang, exchange: Exchange, hops: dict[str, str]
 ) -> None:
     """Run the request on ``lang`` and send the answer; errors go to the client, never up."""
     request = decoded.request

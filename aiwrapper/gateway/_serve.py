@@ -7,7 +7,8 @@ environment variable, or ``offline`` / ``scripted`` (no network). Without ``--ap
 listens on a loopback address only. uvicorn runs with the limits of ``_server`` (a deadline
 for request heads, a connection cap) and does the graceful shutdown: on Ctrl-C or SIGTERM it
 stops accepting, lets in-flight requests and streams finish for a while, then cuts what is
-left. A mistake in the options is one line on stderr and exit status 2.
+left. What the process holds once set up is frozen out of garbage collection (``settle``).
+A mistake in the options is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .._errors import ConfigError
 from .._lang import Lang
 from ._app import DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, Gateway
 from ._routes import parse_routes
-from ._server import ServerLimits, uvicorn_config
+from ._server import ServerLimits, settle, uvicorn_config
 
 if TYPE_CHECKING:
     import uvicorn
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     listed = ", ".join(
         f"{name} -> {lang.provider}:{lang.model.model}" for name, lang in routes.items()
     )
+    settle(config)
     print(f"aiwrapper gateway on http://{args.host}:{args.port} serving {listed}", flush=True)
     try:
         uvicorn.Server(config).run()

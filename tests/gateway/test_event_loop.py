@@ -84,22 +84,20 @@ async def test_healthz_answers_while_a_2_mib_body_is_parsed() -> None:
 def test_a_body_past_the_threshold_is_read_by_the_scanner_that_lets_the_loop_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import json.scanner
+    from aiwrapper.gateway import _reading
 
-    from aiwrapper.gateway import _app
+    read: list[bytes] = []
+    real = _reading.loads_in_steps
 
-    made: list[object] = []
-    real = json.scanner.py_make_scanner
+    def spied(body: bytes) -> object:
+        read.append(body)
+        return real(body)
 
-    def spied(context: object) -> object:
-        made.append(context)
-        return real(context)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(json.scanner, "py_make_scanner", spied)
+    monkeypatch.setattr(_reading, "loads_in_steps", spied)
     big = {"model": "m", "metadata": {"v": [[i, -i, i / 2] for i in range(40_000)]}}
     text = json.dumps(big).encode()
-    assert len(text) > _app._PREEMPTIBLE_BODY_BYTES
-    assert _app._parse(text) == big  # the same value json's C parser would give
-    assert len(made) == 1
-    assert _app._parse(b'{"model": "m"}') == {"model": "m"}
-    assert len(made) == 1  # a small body: json's C parser, as before
+    assert len(text) > _reading._PREEMPTIBLE_BODY_BYTES
+    assert _reading._parse(text) == big  # the same value json's C parser would give
+    assert read == [text]
+    assert _reading._parse(b'{"model": "m"}') == {"model": "m"}
+    assert read == [text]  # a small body: json's C parser, as before

@@ -186,7 +186,10 @@ def test_an_unknown_model_is_a_404_model_not_found(client: openai.OpenAI) -> Non
             {"tools": [{"type": "function", "function": {"description": "x"}}]},
             "tools[0].function.name",
         ),
-        ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "messages[0]"),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+            "messages[0].content[0].image_url",
+        ),
         ({"response_format": {"type": "json_object"}}, "response_format"),
     ],
 )

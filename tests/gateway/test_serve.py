@@ -323,3 +323,32 @@ def test_a_cors_origin_given_to_serve_gets_preflight_answers(demo: str) -> None:
     )
     assert preflight.status_code == 204
     assert preflight.headers["access-control-allow-origin"] == "https://app.example"
+
+
+def test_serve_freezes_what_the_process_holds_once_uvicorn_is_set_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    import uvicorn
+
+    from aiwrapper.gateway import _serve, _server
+
+    frozen_before = gc.get_freeze_count()  # another test in this worker may have frozen some
+    steps: list[str] = []
+    monkeypatch.setattr(_server.gc, "collect", lambda: steps.append("collect"))
+    monkeypatch.setattr(_server.gc, "freeze", lambda: steps.append("freeze"))
+    monkeypatch.setattr(_serve, "_log_to_stderr", lambda: None)  # no handler left behind
+
+    class _Server:
+        def __init__(self, config: uvicorn.Config) -> None:
+            steps.append(f"loaded={config.loaded}")
+
+        def run(self) -> None:
+            steps.append("run")
+
+    monkeypatch.setattr(uvicorn, "Server", _Server)
+    args = ["--route", "local=scripted:x", "--port", "0"]
+    assert _serve.main(args) == 0
+    assert steps == ["collect", "freeze", "loaded=True", "run"]
+    assert gc.get_freeze_count() == frozen_before  # the test process is left as it was

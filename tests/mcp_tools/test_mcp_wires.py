@@ -169,7 +169,7 @@ def declared(provider: str, body: dict[str, Any]) -> dict[str, Any]:
     return {t["function"]["name"]: t["function"] for t in body["tools"]}
 
 
-async def test_openai_declares_strict_only_when_lossless_and_describes_images(
+async def test_openai_declares_strict_only_when_lossless_and_sends_images_after_results(
     main: MCPServer,
 ) -> None:
     first, second = await run_on("openai", main)
@@ -179,8 +179,17 @@ async def test_openai_declares_strict_only_when_lossless_and_describes_images(
     assert "strict" not in tools["tally"]  # a free-form map has no strict form
     counts = tools["tally"]["parameters"]["properties"]["counts"]
     assert counts["additionalProperties"] == {"type": "integer"}
-    results = [m["content"] for m in second["messages"] if m["role"] == "tool"]
-    assert results == [PLAN, DESCRIBED]
+    assert second["messages"][-3:] == [
+        {"role": "tool", "tool_call_id": "call_1", "content": PLAN},
+        {"role": "tool", "tool_call_id": "call_2", "content": "[image/png image attached below]"},
+        {  # a tool message takes text only: the image follows the turn's results
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Output of tool call call_2:"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + PNG_B64}},
+            ],
+        },
+    ]
 
 
 async def test_anthropic_gets_the_image_inside_its_tool_result(main: MCPServer) -> None:

@@ -135,11 +135,11 @@ async def test_openai_content_part_lists_are_read(name: str) -> None:
     [
         (
             {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]},
-            "this user message holds a content block that cannot be read here",
+            "content part 0 (image_url): Image.from_url takes an https://",
         ),
         (
             {"role": "user", "content": [{"type": "image", "source": {"type": "base64"}}]},
-            "'type': 'image'",
+            "content part 0 (image): a base64 source needs a string 'data'",
         ),
         (
             {
@@ -163,7 +163,7 @@ async def test_openai_content_part_lists_are_read(name: str) -> None:
                     {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image"}]}
                 ],
             },
-            "this tool message holds a content block",
+            "(tool_result), part 0 (image): this image block needs an object 'source'",
         ),
         ({"role": "user", "content": [{"type": "text"}]}, "a 'text' block needs a string 'text'"),
         ({"role": "user", "content": ["hi"]}, "a string or a list of content blocks"),

@@ -23,3 +23,5 @@ def mistakes(lang: Lang) -> None:
     Lang.anthropic(api_key="k", max_retries="twice")  # error: wrong setting type
     Lang.ollama(keep_alive=["10m"])  # error: wrong provider setting type
     Lang.openai("o3", api_key="k", api="response")  # error: not one of the APIs
+    lang.resume_sync("{}", {"call_1": 1.5})  # error: a decision is True, False or a reason
+    lang.resume_sync("{}", {"call_1": True}, temprature=0.2)  # error: misspelt option

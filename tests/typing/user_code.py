@@ -8,7 +8,7 @@ from typing import Any
 
 from typing_extensions import assert_type
 
-from aiwrapper import Lang, LangResult, RunEvent, tool
+from aiwrapper import DEFER, Document, Image, Lang, LangMessages, LangResult, RunEvent, tool
 
 
 @tool
@@ -55,6 +55,25 @@ async def overrides_async(lang: Lang) -> None:
         async for _event in run:
             pass
     print(run.result.answer)
+
+
+def prompts_take_images_and_documents(lang: Lang, picture: Image, paper: Document) -> None:
+    result = lang.ask_sync(["What is in this picture?", picture, "And here?", paper])
+    assert_type(result, LangResult[Any])
+    more = lang.chat_sync(result.messages.with_user(("Compare:", picture, paper)))
+    print(more.messages[-1].media, lang.stream_sync([picture]))
+
+
+async def approval_that_waits(lang: Lang) -> None:
+    result = await lang.ask(
+        "Book Oslo", functions=[book], approve=lambda call: DEFER if call.name == "book" else True
+    )
+    saved: str = result.messages.to_json()
+    decisions = {call.id: True for call in result.pending}
+    done = await lang.resume(saved, decisions, functions=[book], max_iterations=3)
+    assert_type(done, LangResult[Any])
+    again = lang.resume_sync(LangMessages.from_json(saved), {"call_1": "no"}, temperature=0.1)
+    print(again.finish_reason, LangMessages.from_jsonable(done.messages.to_jsonable()))
 
 
 class Shop:

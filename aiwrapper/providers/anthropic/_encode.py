@@ -3,8 +3,9 @@
 This module owns how the neutral conversation becomes content blocks: tool results as
 ``tool_result`` blocks first in a user message, consecutive same-role messages merged, call ids
 fitted to the API's rule, and this provider's thinking, citations and server-tool blocks
-replayed verbatim from the state they came with (another provider's state is dropped); and
-the sampling options only some wires have (``top_k``, the end user's id in ``metadata``).
+replayed verbatim from the state they came with (another provider's state is dropped), images
+and documents as blocks of their own (``_media``) in user messages and tool results; and the
+sampling options only some wires have (``top_k``, the end user's id in ``metadata``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..._conversation._messages import (
     ToolCallPart,
 )
 from .._base import extra_sampling
+from ._media import MediaBlocks
 from ._name import NAME
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ def encode_extra_sampling(
 
 
 def encode_messages(
-    messages: Sequence[LangMessage], *, thinking: bool
+    messages: Sequence[LangMessage], *, thinking: bool, urls: bool = True
 ) -> tuple[str | list[dict[str, Any]], list[dict[str, Any]]]:
     """The top-level ``system`` text and the ``messages`` array.
 
@@ -76,8 +78,15 @@ def encode_messages(
     ``thinking`` off, thinking blocks are left out: the API rejects them in the final
     assistant message then, and ignores them in earlier turns anyway. A cache breakpoint the
     user placed on a system message's block makes ``system`` a list of text blocks, one per
-    system message, each with its own breakpoint.
+    system message, each with its own breakpoint. Images and documents become ``image`` and
+    ``document`` blocks in user messages and tool results (``urls=False`` where the endpoint
+    takes no ``url`` source); an image in an assistant's turn (one another provider generated)
+    stays in the conversation but is not sent back, as on the other wires.
+
+    Raises:
+        ConfigError: A part the wire cannot take (see ``MediaBlocks``).
     """
+    media = MediaBlocks(urls=urls)
     system: list[LangMessage] = []
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -86,9 +95,9 @@ def encode_messages(
             continue
         role = "user" if message.role == "tool" else message.role
         if message.role == "tool":
-            blocks = [_tool_result(message)]
+            blocks = [_tool_result(message, media)]
         else:
-            blocks = _blocks(message.parts, thinking=thinking)
+            blocks = _blocks(message.parts, thinking=thinking, media=_media_for(role, media))
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -153,7 +162,7 @@ def own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
     }
 
 
-def _tool_result(message: LangMessage) -> dict[str, Any]:
+def _tool_result(message: LangMessage, media: MediaBlocks) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": wire_id(message.tool_call_id or ""),
@@ -166,7 +175,7 @@ def _tool_result(message: LangMessage) -> dict[str, Any]:
             block["is_error"] = True
         return block
     if any(isinstance(p, MediaPart) for p in message.parts):  # blocks, in the tool's order
-        block["content"] = [_result_block(p) for p in message.parts if _is_content(p)]
+        block["content"] = [_result_block(p, media) for p in message.parts if _is_content(p)]
     elif message.content:
         block["content"] = message.content
     if message.is_error:
@@ -181,27 +190,40 @@ def _is_content(part: Part) -> bool:
     return isinstance(part, MediaPart) or (isinstance(part, TextPart) and bool(part.text))
 
 
-def _result_block(part: Part) -> dict[str, Any]:
+def _result_block(part: Part, media: MediaBlocks) -> dict[str, Any]:
+    # A breakpoint placed on a result's part is the tool_result's own (see _tool_result).
     if isinstance(part, MediaPart):
-        return _media(part)
+        return media.block(part)
     assert isinstance(part, TextPart)
     return {"type": "text", "text": part.text}
 
 
-def _media(part: MediaPart) -> dict[str, Any]:
-    media = part.media
-    source = {"type": "base64", "media_type": media.media_type, "data": media.base64()}
-    return {"type": "image", "source": source}
+def _media_for(role: str, media: MediaBlocks) -> MediaBlocks | None:
+    """The writer of media blocks for a message of ``role``: none for the assistant's, whose
+    images (one another provider generated, say) are not sent back."""
+    return media if role == "user" else None
 
 
-def _blocks(parts: Sequence[Part], *, thinking: bool) -> list[dict[str, Any]]:
+def _blocks(
+    parts: Sequence[Part], *, thinking: bool, media: MediaBlocks | None
+) -> list[dict[str, Any]]:
     blocks = []
     for part in parts:
         if thinking or not _is_reasoning(part):
-            block = _block(part)
+            block = _media_block(part, media) if isinstance(part, MediaPart) else _block(part)
             if block is not None:
                 blocks.append(block)
     return blocks
+
+
+def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any] | None:
+    if media is None:
+        return None
+    block = media.block(part)
+    data = _own(part.state)
+    if data and data.get("cache_control") is not None:  # one the user placed
+        block["cache_control"] = data["cache_control"]
+    return block
 
 
 def _is_reasoning(part: Part) -> bool:

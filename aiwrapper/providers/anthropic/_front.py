@@ -1,11 +1,12 @@
 """The Anthropic Messages front-end: ``POST /v1/messages``, streamed or not.
 
 The reverse of this package's provider: a client's request is read into the neutral
-conversation (content blocks through ``message_dicts``, the reader ``chat`` uses; ``system``,
-``tools`` and ``tool_choice`` here) and the outcome written back as a ``message`` body or the
-full event sequence (``message_start``, blocks with their deltas, ``message_delta`` with the
-stop reason and usage, ``message_stop``). Thinking blocks carry signatures only when the
-backend is Anthropic: any other signature would be refused by Anthropic anyway.
+conversation (content blocks through ``message_dicts``, the reader ``chat`` uses, images and
+documents through ``_front_media``; ``system``, ``tools`` and ``tool_choice`` here) and the
+outcome written back as a ``message`` body or the full event sequence (``message_start``,
+blocks with their deltas, ``message_delta`` with the stop reason and usage, ``message_stop``).
+Thinking blocks carry signatures only when the backend is Anthropic: any other signature would
+be refused by Anthropic anyway.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from .._serving import (
     bad_request,
     check_number,
     check_type,
-    read_messages,
     read_route,
     read_tools,
 )
 from ._encode import wire_id
+from ._front_media import read_conversation
 from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
 __all__ = ["AnthropicMessages", "new_message_id"]
@@ -79,7 +80,7 @@ class AnthropicMessages:
         refuse_unless(body, "service_tier", "auto")
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
-        messages = read_messages(body.get("messages"), _message)
+        messages = read_conversation(body.get("messages"), _message)
         unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         messages[:0] = _system(body.get("system"))
         return ClientRequest(

@@ -120,7 +120,9 @@ class AnthropicProvider:
         thinking, reserve = encode_thinking(options.thinking, family, max_tokens=options.max_tokens)
         extra_thinking = (options.extra_body or {}).get("thinking")
         thinking_on = bool(thinking) or _enabled(extra_thinking)
-        system, messages = encode_messages(request.messages, thinking=thinking_on)
+        system, messages = encode_messages(
+            request.messages, thinking=thinking_on, urls=self.vertex is None
+        )
         if thinking_on:
             check_thinking_turn(messages, own_call_ids(request.messages))
         names = [tool.name for tool in request.tools]

@@ -8,7 +8,9 @@ model, the tools, the instructions and the messages up to the first user message
 user set (``extra_body``) is kept. ``"prompt_cache_retention": "24h"`` (the API's other value
 is ``"in_memory"``, the default) keeps cached prefixes up to a day, on both Chat Completions
 and the Responses API. Both fields are OpenAI's own: a profile sends them only when it says
-the server takes them, since compatible servers may refuse unknown fields.
+the server takes them, since compatible servers may refuse unknown fields. An image or a PDF
+in the opening counts by a digest of its text, hashed in slices, so a 20 MB document adds no
+copy of itself to the request's peak memory.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ from typing import Any
 from ..._wire._jsontext import Declaration, dumps_sorted
 
 __all__ = ["add_cache_fields", "conversation_key"]
+
+# A string this long (an image's or a PDF's base64) is hashed alone, in slices of this size,
+# and stands in the key's text as its digest: never serialized, encoded or copied whole.
+_LONG = 1 << 16
+
+# A string this long (an image's or a PDF's base64) is hashed alone, in slices of this size,
+# and stands in the key's text as its digest: never serialized, encoded or copied whole.
+_LONG = 1 << 16
 
 
 def add_cache_fields(body: dict[str, Any], cache: object, *, conversation: str) -> None:
@@ -49,7 +59,7 @@ def conversation_key(body: dict[str, Any], conversation: str) -> str:
     # The JSON of [model, tools, instructions, opening], keys sorted, written in parts: a tool
     # offered by every request keeps its JSON (the same text ``json.dumps`` would write).
     parts = (body.get("model"), _tools_json(body.get("tools")), body.get("instructions"))
-    text = f"[{_sorted(parts[0])},{parts[1]},{_sorted(parts[2])},{_sorted(opening)}]"
+    text = f"[{_sorted(parts[0])},{parts[1]},{_sorted(parts[2])},{_sorted(_digested(opening))}]"
     return "aiw-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
@@ -69,3 +79,21 @@ def _sorted(value: object) -> str:
         return dumps_sorted(value)
     except ValueError:  # NaN from extra_body: hashed as json.dumps writes it
         return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _digested(value: Any) -> Any:
+    """``value`` with each long string replaced by its digest (the rest as it is)."""
+    if isinstance(value, str):
+        return "sha256:" + _digest(value) if len(value) > _LONG else value
+    if isinstance(value, dict):
+        return {key: _digested(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_digested(item) for item in value]
+    return value
+
+
+def _digest(text: str) -> str:
+    digest = hashlib.sha256()
+    for start in range(0, len(text), _LONG):
+        digest.update(text[start : start + _LONG].encode("utf-8"))
+    return digest.hexdigest()

@@ -2,7 +2,8 @@
 
 This module owns the encoding side of the wire for every server profile: the ids replayed
 calls carry, which tool choices a server can enforce, and the assistant turns sent back with
-this server's own opaque keys. ``_provider.py`` assembles the body from these parts.
+this server's own opaque keys. Images and documents in user messages and tool results are
+written by ``_content``. ``_provider.py`` assembles the body from these parts.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from ..._conversation._messages import LangMessage, TextPart, ThinkingPart, Tool
 from ..._run._contract import ProviderRequest, ToolChoice
 from ..._run._output import OutputSpec
 from ..._tools.decorator import read_only_schema
-from .._base import error_result_text, extra_sampling, refuse_unenforceable, result_text
+from .._base import error_result_text, extra_sampling, refuse_unenforceable
+from ._content import follow_up, tool_text, user_content
 from ._profiles import OpenAIProfile
 
 if TYPE_CHECKING:
@@ -145,9 +147,31 @@ def encode_tools(profile: OpenAIProfile, request: ProviderRequest, body: dict[st
 def encode_messages(
     profile: OpenAIProfile, messages: Sequence[LangMessage]
 ) -> list[dict[str, Any]]:
-    """The conversation as Chat Completions messages, call ids fitted to the server."""
+    """The conversation as Chat Completions messages, call ids fitted to the server.
+
+    A turn's tool results that hold images or documents are followed by one user message
+    carrying those (``_content.follow_up``): a tool message takes text only.
+    """
     ids = call_ids(profile, messages)
-    return [_encode_message(profile, m, ids) for m in messages]
+    out: list[dict[str, Any]] = []
+    turn: list[tuple[str, LangMessage]] = []  # the run of tool messages being written
+    for message in messages:
+        if message.role != "tool" and turn:
+            _close_turn(out, turn)
+        out.append(_encode_message(profile, message, ids))
+        if message.role == "tool":
+            turn.append((out[-1]["tool_call_id"], message))
+    if turn:
+        _close_turn(out, turn)
+    return out
+
+
+def _close_turn(out: list[dict[str, Any]], turn: list[tuple[str, LangMessage]]) -> None:
+    """Add the turn's follow-up user message, if its results hold media, and start anew."""
+    message = follow_up(turn)
+    if message is not None:
+        out.append(message)
+    turn.clear()
 
 
 def _encode_message(
@@ -157,6 +181,8 @@ def _encode_message(
         return _encode_assistant(profile, message, ids)
     if message.role == "tool":
         return _encode_result(profile, message, ids)
+    if message.role == "user":
+        return {"role": "user", "content": user_content(message)}
     return {"role": message.role, "content": message.content}
 
 
@@ -166,7 +192,7 @@ def _encode_result(
     call_id = message.tool_call_id
     if not call_id:  # the wire pairs a result with its call by id alone
         raise errors.ConfigError(f"a tool result needs the tool_call_id of its call: {message!r}")
-    content = result_text(message)  # no images in a tool message on this wire
+    content = tool_text(message)  # text only: its images and documents follow the turn
     if message.is_error:  # no error flag on this wire: the error is said in the text
         content = error_result_text(content, message.error_type)
     wire_id = ids.get(call_id) or wire_call_id(profile, call_id)
@@ -180,6 +206,8 @@ def _encode_assistant(
     thinking: list[str] = []
     calls: list[dict[str, Any]] = []
     replay: dict[str, Any] = {}  # this server's own opaque keys, sent back verbatim
+    # An assistant message here holds text and calls only: an image the model made (another
+    # provider's) stays in the conversation but is not sent back.
     for part in message.parts:
         own = part.state is not None and part.state.provider == profile.name
         if isinstance(part, ToolCallPart):

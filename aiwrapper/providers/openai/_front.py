@@ -1,12 +1,13 @@
 """The OpenAI Chat Completions front-end: ``POST /v1/chat/completions``, streamed or not.
 
 The reverse of this package's provider: a client's request body is read into the neutral
-conversation (messages through ``message_dicts``, the same reader ``chat`` uses) and run
-options; the outcome is written back as a ``chat.completion`` body or ``chat.completion.chunk``
-events ending in ``data: [DONE]``. Reasoning travels as ``reasoning_content``; signed thinking
-(an Anthropic backend's) as ``thinking_blocks`` on the assistant message, which a client that
-echoes the message back returns unchanged, so the backend gets its signatures again. This
-wire also speaks for the gateway's own endpoints (``GET /v1/models``, unknown paths).
+conversation (messages through ``message_dicts``, the same reader ``chat`` uses, their images
+and documents through ``_front_content``) and run options; the outcome is written back as a
+``chat.completion`` body or ``chat.completion.chunk`` events ending in ``data: [DONE]``.
+Reasoning travels as ``reasoning_content``; signed thinking (an Anthropic backend's) as
+``thinking_blocks`` on the assistant message, which a client that echoes the message back
+returns unchanged, so the backend gets its signatures again. This wire also speaks for the
+gateway's own endpoints (``GET /v1/models``, unknown paths).
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ from .._serving import (
     bad_request,
     check_number,
     check_type,
-    read_messages,
     read_route,
     read_tools,
 )
+from ._front_content import read_chat_messages
 from ._front_stream import (
     ChunkEncoder,
     envelope,
@@ -95,7 +96,7 @@ class OpenAIChat:
         route = read_route(body)
         _refuse_unsupported(body)
         stream_options = check_type(body, "stream_options", dict) or {}
-        messages = read_messages(body.get("messages"), _message)
+        messages = read_chat_messages(body.get("messages"), _message)
         unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         return ClientRequest(
             route=route,

@@ -31,6 +31,7 @@ from ..._run._options import LangOptions
 from ..._run._output import output_spec
 from ..._tools import Tool
 from ..._tools.guess import arguments_from_prompt
+from ._media import media_sentence
 
 __all__ = ["OfflineModel", "ScriptedModel", "ScriptedRequest", "Turn"]
 
@@ -165,6 +166,8 @@ class OfflineModel:
     results are in. Results are named by the call they answer (its id), so message dicts and
     gateway clients that send no name read right. With no tools it echoes the prompt; with
     ``output_type`` its answer is a valid example of that type, with what the prompt states.
+    Images and documents, in the prompt or in a result, are named with their type and size
+    (and, for a PNG or a GIF, the width and height its header states).
     """
 
     name = "offline"
@@ -198,9 +201,9 @@ class OfflineModel:
         if output is not None:  # a valid example of the type, with what the prompt states
             return json.dumps(arguments_from_prompt(output.tool, prompt)[0], ensure_ascii=False)
         if results:
-            lines = [f"- {name}: {m.content}" for name, m in _named_results(messages, results)]
+            lines = [_result_line(name, m) for name, m in _named_results(messages, results)]
             return "Here is what the tools returned (offline model):\n" + "\n".join(lines)
-        return f"(offline model, no API key set) You said: {prompt}"
+        return f"(offline model, no API key set) You said: {prompt}{_shown(messages, last_user)}"
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -212,6 +215,20 @@ def _callable_tools(request: ProviderRequest) -> list[Tool]:
     named = choice.name if choice is not None and choice.mode == "named" else None
     allowed = set(request.tool_names)
     return [t for t in request.tools if t.name in allowed and named in (None, t.name)]
+
+
+def _shown(messages: Sequence[LangMessage], index: int) -> str:
+    """What the offline model says of the images and documents of the user's message."""
+    media = messages[index].media if index >= 0 else []
+    return "".join(f" You sent {media_sentence(m)}." for m in media)
+
+
+def _result_line(name: str | None, message: LangMessage) -> str:
+    """One result as a line; an image or a document the tool returned is described."""
+    line = f"- {name}: {message.content}"
+    for media in message.media:
+        line += f"\n  The tool returned {media_sentence(media)}."
+    return line
 
 
 def _named_results(

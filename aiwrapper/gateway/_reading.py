@@ -1,0 +1,210 @@
+"""Reading a request body into a front-end's request without holding the event loop.
+
+A body under ``_INLINE_BODY_BYTES`` is read on the loop: a worker thread would cost more than
+it does. A bigger one is read whole in a worker thread: parsed, checked and translated by its
+front-end into the neutral conversation, so the loop only awaits the outcome. A thread alone
+does not free the loop, because every step that holds the GIL holds the loop too. Measured on
+an 8 MiB body of 40,000 tools, these held it for tens of ms each, and are avoided so:
+
+- json's C parser holds the GIL for the whole document (about 10 ms a MiB), and its
+  pure-Python one for each whole string, number or run of whitespace (one 8 MiB string: 10 to
+  35 ms): past ``_PREEMPTIBLE_BODY_BYTES`` the body is read by ``_jsonsteps``, whose every
+  call into C looks at 64 K characters at most;
+- the switch interval itself (5 ms by default) is how long the loop waits for the GIL while a
+  worker computes: it is 0.5 ms while such a body is read;
+- a garbage collection cannot be interrupted, and a full one walks every tracked object: about
+  100 ms over the 200,000 containers of a half-parsed body. The collector is paused while such
+  a body is read, which is bounded in time, and one such body is read at a time; what the read
+  leaves alive is collected once in the worker, not within the request's run on the loop;
+- freeing a parsed body is one uninterruptible cascade (about 20 ms for that body, wherever
+  its last reference goes, the loop included). It is taken apart piecewise in the worker, and
+  a refusal reaches the loop without the traceback whose frames would still hold it.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..providers._callstate import unpack_calls
+from ..providers._serving import ClientRequest, Frontend, GatewayError, in_call_order
+from ._jsonsteps import loads as loads_in_steps
+
+if TYPE_CHECKING:
+    from .._conversation._messages import LangMessages
+
+__all__ = ["Decoded", "read_request"]
+
+logger = logging.getLogger("aiwrapper.gateway")
+
+# Smaller bodies are read and decoded on the loop: a worker thread would cost more than they do.
+_INLINE_BODY_BYTES = 8 * 1024
+# Past this size json's C parser would hold the GIL (and so the loop) for more than a few ms.
+_PREEMPTIBLE_BODY_BYTES = 256 * 1024
+# How long a worker reading a big body may keep the GIL while the loop waits for it.
+_SWITCH_INTERVAL = 0.0005
+# Past this many young objects left by a read, they are collected before the loop gets them.
+_YOUNG_AFTER_READING = 10_000
+# One big body at a time, in the whole process (whose are the collector and the switch
+# interval): the collector's pauses stay apart, and so does the memory of parsing.
+_HEAVY = threading.Lock()
+
+
+@dataclass(slots=True, frozen=True)
+class Decoded:
+    """A client's request as its front-end read it.
+
+    Attributes:
+        request: The decoded request.
+        messages: Its conversation, with packed call state unpacked, in call order.
+    """
+
+    request: ClientRequest
+    messages: LangMessages
+
+
+async def read_request(front: Frontend, chunks: list[bytes]) -> Decoded:
+    """The client's request in the body ``chunks``, or a ``GatewayError`` (400) in the client's
+    shape. A big body's chunks are joined, and emptied, off the loop."""
+    if sum(map(len, chunks)) < _INLINE_BODY_BYTES:
+        return _decode(front, _parse(b"".join(chunks)))
+    outcome = await anyio.to_thread.run_sync(_read_off_loop, front, chunks)
+    if isinstance(outcome, GatewayError):
+        raise outcome
+    return outcome
+
+
+def _read_off_loop(front: Frontend, chunks: list[bytes]) -> Decoded | GatewayError:
+    """``_decode`` in a worker thread; a refusal is returned, not raised (see ``_detached``)."""
+    body = b"".join(chunks)
+    chunks.clear()  # the body is held once, and its chunks are freed here
+    if len(body) < _PREEMPTIBLE_BODY_BYTES:
+        return _read_held(front, body)
+    with _HEAVY, _collector_paused(), _fine_switching():
+        return _read_held(front, body)
+
+
+def _read_held(front: Frontend, body: bytes) -> Decoded | GatewayError:
+    held: list[Any] = []  # the only reference to the parsed body, so it can be taken apart
+    try:
+        held.append(_parse(body))
+        return _decode(front, held[0])
+    except GatewayError as error:
+        return _detached(error)
+    finally:
+        take_apart(held)
+
+
+def _parse(body: bytes) -> Any:
+    """The body's JSON; a 400 when it is not JSON. Past ``_PREEMPTIBLE_BODY_BYTES`` it is read
+    in short steps (``_jsonsteps``): slower, but giving the loop the GIL between them."""
+    try:
+        if len(body) < _PREEMPTIBLE_BODY_BYTES:
+            return json.loads(body)
+        return loads_in_steps(body)
+    except (ValueError, RecursionError) as exc:
+        raise GatewayError(400, "invalid_request", "the body is not valid JSON") from exc
+
+
+def _decode(front: Frontend, parsed: Any) -> Decoded:
+    try:
+        request = front.decode(parsed)
+        unpack_calls(request.messages)
+        return Decoded(request, in_call_order(request.messages))
+    except GatewayError:
+        raise
+    except Exception as exc:  # a shape no check foresaw: the client's mistake, never a 500
+        logger.warning("gateway: a request no front-end check refused failed to decode: %r", exc)
+        raise GatewayError(400, "invalid_request", "the request could not be read") from exc
+
+
+def _detached(error: GatewayError) -> GatewayError:
+    """``error`` without the tracebacks of its chain: their frames hold the parsed body, which
+    would otherwise be freed in one piece wherever the error is dropped (on the loop)."""
+    seen: set[int] = set()
+    chain: list[BaseException | None] = [error]
+    while chain:
+        link = chain.pop()
+        if link is not None and id(link) not in seen:  # a chain set by hand may loop
+            seen.add(id(link))
+            link.__traceback__ = None
+            chain += (link.__cause__, link.__context__)
+    return error
+
+
+def take_apart(held: list[Any]) -> None:
+    """Empty ``held`` and free the JSON values it held a container at a time.
+
+    Freeing a big parsed body at once is one uninterruptible cascade; emptied container by
+    container, it yields the GIL at every switch interval. A container something else still
+    refers to (a request keeping a tool's schema, say) is left whole, never emptied: its
+    holder frees it in time.
+    """
+    stack = held
+    references = sys.getrefcount
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if references(item) > _SOLE_REFERENCES:
+                continue
+            stack.extend(item.values())
+        elif kind is list:
+            if references(item) > _SOLE_REFERENCES:
+                continue
+            stack.extend(item)
+        else:
+            continue  # a string or a number: nothing under it
+        item.clear()
+
+
+def _sole_references() -> int:
+    """What ``take_apart`` counts for a container nothing else holds, found with the very
+    statements it runs: interpreters differ in the references they count (3.14 borrows some)."""
+    stack: list[Any] = [[]]
+    references = sys.getrefcount
+    item = stack.pop()
+    return references(item)
+
+
+_SOLE_REFERENCES = _sole_references()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No automatic garbage collection meanwhile (one big body is read at a time).
+
+    What the read leaves alive (a served request's conversation: about 140,000 objects for an
+    8 MiB one) is all young then. Left to the collector, it would be walked by one young
+    collection and again as it ages, the second time likely within the request's run on the
+    loop; it is moved to the old generation here instead, in one walk.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            if gc.get_count()[0] > _YOUNG_AFTER_READING:
+                gc.collect(1)  # the young generations only: never the whole process's objects
+            gc.enable()
+
+
+@contextmanager
+def _fine_switching() -> Iterator[None]:
+    """The GIL passes between threads every ``_SWITCH_INTERVAL`` meanwhile."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, _SWITCH_INTERVAL))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
