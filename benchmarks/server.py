@@ -3,11 +3,11 @@
 Run as its own process (``python benchmarks/server.py --deltas N``) so that serving never
 competes with the measured client for the GIL; it prints its port on the first stdout line.
 The first path segment names the scenario (``/openai-text/v1/chat/completions``,
-``/anthropic/v1/messages``...), so any client's base URL can point at one. ``/loop`` answers
-with tool calls, or with text once the request holds a ``tool`` role message. ``GET /stats``
-reports how many connections carried a benchmark request, to check connection reuse. With
-``--variants``, a segment named by ``wire_variants.scenario_name`` is rendered when first asked
-for (the last few are kept).
+``/anthropic/v1/messages``...), so any client's base URL can point at one. ``/loop`` (and each
+wire's ``/loop-<wire>[-stream]``, ``wire_loops.py``) answers with tool calls, or with text
+once the request holds a tool result. ``GET /stats`` reports how many connections carried a
+benchmark request, to check connection reuse. With ``--variants``, a segment named by
+``wire_variants.scenario_name`` is rendered when first asked for (the last few are kept).
 
 Requests are parsed minimally (request line, ``Content-Length``, body); every response is a
 whole ``bytes`` object written in one call, with ``Content-Length``.
@@ -22,10 +22,18 @@ import sys
 
 import wire
 import wire_calls
+import wire_loops
 import wire_responses
 import wire_variants
 
-_TOOL_ROLE = (b'"role":"tool"', b'"role": "tool"')
+# A tool result in each wire's request: Chat Completions and Ollama, Anthropic, Gemini, Responses.
+_TOOL_RESULT = (
+    b'"role":"tool"',
+    b'"role": "tool"',
+    b'"tool_result"',
+    b'"functionResponse"',
+    b'"function_call_output"',
+)
 
 
 def _response(scenario: wire.Scenario) -> bytes:
@@ -54,6 +62,7 @@ def render(deltas: int, calls: int, fragments: int) -> dict[str, bytes]:
         "ollama": wire.ollama_ndjson(deltas),
         "openai-responses": wire_responses.responses_text(deltas),
         "openai-responses-tools": wire_responses.responses_tools(calls, fragments),
+        **wire_loops.loop_scenarios(),
     }
     return {name: _response(s) for name, s in scenarios.items()}
 
@@ -84,8 +93,8 @@ class Server:
         if segment == "stats":
             stats = json.dumps({"connections": self.connections}).encode()
             return _json_response(stats), False
-        if segment == "loop" and any(marker in body for marker in _TOOL_ROLE):
-            segment = "loop-answer"
+        if segment.startswith("loop") and any(marker in body for marker in _TOOL_RESULT):
+            segment += "-answer"
         response = self.responses.get(segment) or self._variant(segment)
         if response is None:
             return b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", True

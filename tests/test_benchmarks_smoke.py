@@ -76,6 +76,31 @@ def test_quick_stream_variants_benchmark_decodes_every_variant() -> None:
     assert "peak memory added by one stream" in done.stdout
 
 
+def test_quick_tool_loop_benchmark_runs_every_wire_both_ways() -> None:
+    script = RUN.parent / "tool_loop.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--loops", "3"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == [
+        "wire",
+        "aiwrapper",
+        "us/loop",
+        "raw",
+        "us/loop",
+        "raw/ours",
+        "target",
+    ]
+    for wire in ("openai", "openai-responses", "anthropic", "gemini", "ollama"):
+        for mode in ("", ", streamed"):
+            assert any(line.startswith(f"{wire}{mode} ") for line in lines), (wire, mode)
+    assert "CPU time of this process per loop" in done.stdout
+
+
 def test_quick_media_benchmark_peaks_below_four_times_the_file_and_encodes_once() -> None:
     script = RUN.parent / "media_memory.py"
     done = subprocess.run(
