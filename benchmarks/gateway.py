@@ -1,15 +1,19 @@
-"""The gateway's cost: added latency, CPU per streamed chunk, and 200 concurrent streams.
+"""The gateway's cost: added latency, CPU per request and per streamed chunk, 200 streams.
 
 Usage: ``python benchmarks/gateway.py [--quick]``. Three processes, all on 127.0.0.1: the
-pre-rendered backend (``server.py``), the gateway under uvicorn (this script with
-``--child``) and the measuring client (this script). Each figure is set against calling the
-backend directly in the same run:
+pre-rendered backend (``server.py``), the gateway as ``python -m aiwrapper serve`` runs it
+(this script with ``--child``: ``uvicorn_config``'s server, an API key required, the access
+log on, written to /dev/null) and the measuring client (this script). Each figure is set
+against calling the backend directly in the same run:
 
 - added latency: one small non-streamed request, sequential, median, through the gateway vs
   straight to the backend (raw httpx both ways);
-- CPU per streamed chunk: the gateway process's CPU time (from ``/proc``) per text delta it
-  relays (to a Chat Completions client, then to a Responses API client), vs the CPU
-  ``Lang.stream`` spends per delta consuming the same stream in process;
+- CPU per small request: the gateway process's CPU time (from ``/proc``) per small
+  non-streamed request it proxies, against the client CPU of ``Lang.chat`` making the same
+  request straight to the backend;
+- CPU per streamed chunk: the gateway process's CPU time per text delta it relays (to a Chat
+  Completions client, then to a Responses API client), vs the CPU ``Lang.stream`` spends per
+  delta consuming the same stream in process; with one stream at a time, then 50 at once;
 - 200 concurrent streams through one gateway process: wall time, and every stream complete
   (``[DONE]`` seen) and correct (the text is the backend's, in order).
 
@@ -38,14 +42,19 @@ from harness import ServerProcess  # noqa: E402
 from aiwrapper import Lang, TextDelta  # noqa: E402
 
 ASK = {"messages": [{"role": "user", "content": "Hi"}]}
+KEY = "bench-key"
+STREAMS = 50  # concurrent streams of the second CPU-per-chunk measurement
 PATHS = {"chat": "/v1/chat/completions", "responses": "/v1/responses"}
 
 
 def child(cpu_port: int, many_port: int) -> None:
-    """Serve the gateway on an ephemeral port (printed first) until terminated."""
+    """Serve the gateway on an ephemeral port (printed first) until terminated, set up as
+    ``python -m aiwrapper serve --api-key ...`` sets it up (access log on stderr)."""
     import uvicorn
 
     from aiwrapper.gateway import Gateway
+    from aiwrapper.gateway._serve import _log_to_stderr
+    from aiwrapper.gateway._server import ServerLimits, uvicorn_config
 
     def backend(port: int, scenario: str, **options: object) -> Lang:
         base = f"http://127.0.0.1:{port}/{scenario}/v1"
@@ -61,7 +70,10 @@ def child(cpu_port: int, many_port: int) -> None:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.bind(("127.0.0.1", 0))
     print(listener.getsockname()[1], flush=True)
-    config = uvicorn.Config(Gateway(routes), log_level="warning", access_log=False)
+    gateway = Gateway(routes, api_keys=[KEY])
+    config = uvicorn_config(gateway, host="127.0.0.1", port=0, limits=ServerLimits())
+    config.log_level = "warning"
+    _log_to_stderr()  # the access log, one line per request (stderr is /dev/null here)
     uvicorn.Server(config).run(sockets=[listener])
 
 
@@ -87,26 +99,59 @@ async def latency(client: httpx.AsyncClient, gateway: str, backend: str, n: int)
     return [statistics.median(direct) * 1000, statistics.median(through) * 1000]
 
 
-async def relay_cpu(
-    client: httpx.AsyncClient, gateway: str, backend: str, pid: int, expected: str, n: int
+async def request_cpu(
+    client: httpx.AsyncClient, gateway: str, backend: str, pid: int, n: int
 ) -> list[float]:
-    """Microseconds of CPU per delta: ``Lang.stream`` in process, then the gateway process
-    relaying to a Chat Completions client and to a Responses client."""
-    lang = Lang.openai(base_url=backend + "/openai-text/v1", api_key="bench")
+    """Milliseconds of CPU per small non-streamed request: ``Lang.chat`` straight to the
+    backend (this process), then the gateway process proxying it."""
+    lang = Lang.openai(base_url=backend + "/tiny/v1", api_key="bench", options={"stream": False})
+    await lang.ask("Hi")
     began = time.process_time()
     for _ in range(n):
-        text = []
+        assert (await lang.ask("Hi")).answer == "pong"
+    direct = (time.process_time() - began) / n * 1000
+    await lang.aclose()
+    body = {"model": "tiny", **ASK}
+    before = cpu_seconds(pid)
+    for _ in range(n):
+        reply = await client.post(gateway + PATHS["chat"], json=body)
+        assert reply.json()["choices"][0]["message"]["content"] == "pong", reply.text
+    return [direct, (cpu_seconds(pid) - before) / n * 1000]
+
+
+async def relay_cpu(
+    client: httpx.AsyncClient,
+    gateway: str,
+    backend: str,
+    pid: int,
+    expected: str,
+    rounds: int,
+    streams: int = 1,
+) -> list[float]:
+    """Microseconds of CPU per delta, ``streams`` streams at a time: ``Lang.stream`` in
+    process, then the gateway process relaying to a Chat Completions client and to a
+    Responses client."""
+    lang = Lang.openai(base_url=backend + "/openai-text/v1", api_key="bench")
+
+    async def consume() -> str:
+        text: list[str] = []
         async with lang.stream("Hi") as run:
             text += [e.text async for e in run if isinstance(e, TextDelta)]
-        assert "".join(text) == expected
+        return "".join(text)
+
+    began = time.process_time()
+    for _ in range(rounds):
+        texts = await asyncio.gather(*(consume() for _ in range(streams)))
+        assert all(text == expected for text in texts)
     direct = time.process_time() - began
     await lang.aclose()
-    deltas = n * len(expected.split(" ")[1:])
+    deltas = rounds * streams * len(expected.split(" ")[1:])
     figures = [direct / deltas * 1e6]
     for api in PATHS:
         before = cpu_seconds(pid)
-        for _ in range(n):
-            assert await stream_text(client, gateway, "text", api) == expected
+        for _ in range(rounds):
+            jobs = (stream_text(client, gateway, "text", api) for _ in range(streams))
+            assert all(text == expected for text in await asyncio.gather(*jobs))
         figures.append((cpu_seconds(pid) - before) / deltas * 1e6)
     return figures
 
@@ -146,20 +191,32 @@ async def concurrent(client: httpx.AsyncClient, gateway: str, expected: str, n: 
 async def measure(gateway: str, backend: str, pid: int, quick: bool) -> int:
     deltas, streams = (1_000, 200) if quick else (10_000, 200)
     limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
-    async with httpx.AsyncClient(limits=limits, timeout=120) as client:
+    key = {"authorization": f"Bearer {KEY}"}
+    async with httpx.AsyncClient(limits=limits, timeout=120, headers=key) as client:
         direct_ms, through_ms = await latency(client, gateway, backend, 30 if quick else 300)
+        small = await request_cpu(client, gateway, backend, pid, 30 if quick else 300)
         text = wire.openai_text(deltas).expected
-        direct_us, relay_us, responses_us = await relay_cpu(
-            client, gateway, backend, pid, text, 2 if quick else 5
-        )
+        one = await relay_cpu(client, gateway, backend, pid, text, 2 if quick else 5)
+        many = await relay_cpu(client, gateway, backend, pid, text, 1, STREAMS)
         seconds, right = await concurrent(client, gateway, wire.openai_text(200).expected, streams)
-    print(f"{'metric':44} {'gateway':>10} {'direct':>10}")
-    print(f"{'latency of a small request (ms, median)':44} {through_ms:10.2f} {direct_ms:10.2f}")
-    print(f"{'added latency per request (ms)':44} {through_ms - direct_ms:10.2f}")
-    print(f"{'CPU per streamed chunk (us)':44} {relay_us:10.1f} {direct_us:10.1f}")
-    print(f"{'CPU per streamed chunk, Responses client (us)':44} {responses_us:10.1f}")
+    rows = [
+        ("latency of a small request (ms, median)", through_ms, direct_ms),
+        ("added latency per request (ms)", through_ms - direct_ms, None),
+        ("CPU per small request (ms)", small[1], small[0]),
+        ("CPU per streamed chunk (us)", one[1], one[0]),
+        ("CPU per streamed chunk, Responses client (us)", one[2], one[0]),
+        (f"CPU per streamed chunk, {STREAMS} streams (us)", many[1], many[0]),
+        (f"CPU per streamed chunk, {STREAMS} streams, Responses (us)", many[2], many[0]),
+    ]
+    print(f"{'metric':52} {'gateway':>9} {'direct':>9} {'ratio':>7}")
+    for metric, ours, theirs in rows:
+        ratio = f"{ours / theirs:6.2f}x" if theirs else ""
+        direct = f"{theirs:9.2f}" if theirs is not None else " " * 9
+        print(f"{metric:52} {ours:9.2f} {direct} {ratio:>7}")
     print(f"{streams} concurrent streams of 200 chunks: {seconds:.2f} s, ", end="")
     print(f"{right} complete and right")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"(load average {load} on {os.cpu_count()} CPUs)")
     return 0 if right == streams else 1
 
 
@@ -178,7 +235,10 @@ def main() -> int:
     ):
         ports = [str(cpu_backend.port), str(many_backend.port)]
         process = subprocess.Popen(
-            [sys.executable, __file__, "--child", *ports], stdout=subprocess.PIPE, text=True
+            [sys.executable, __file__, "--child", *ports],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # the access log: written, then dropped
+            text=True,
         )
         try:
             assert process.stdout is not None

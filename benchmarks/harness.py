@@ -50,8 +50,10 @@ class Row:
 class ServerProcess:
     """``server.py`` running in a child process, for the life of a ``with`` block."""
 
-    def __init__(self, *, deltas: int, calls: int, fragments: int) -> None:
+    def __init__(self, *, deltas: int, calls: int, fragments: int, variants: bool = False) -> None:
         self.args = [f"--deltas={deltas}", f"--calls={calls}", f"--fragments={fragments}"]
+        if variants:
+            self.args.append("--variants")
         self.process: subprocess.Popen[str] | None = None
         self.port = 0
 

@@ -1,10 +1,11 @@
 """Profile one aiwrapper stream benchmark with cProfile and print where the time goes.
 
 Usage: ``python benchmarks/profile_stream.py [openai|openai-tools|anthropic|anthropic-tools|
-gemini|ollama] [--send] [--watch on_result|on_event] [--top N]``. Starts the benchmark server,
-warms up, then profiles a few streamed ``Lang.ask`` calls (``--send``: ``HttpModel.send`` with a
-no-op sink; ``--watch``: with the watched benchmark's callback set) and prints the top
-functions by own time and by cumulative time.
+gemini|ollama|v-...] [--send] [--watch on_result|on_event] [--top N]``. Starts the benchmark
+server, warms up, then profiles a few streamed ``Lang.ask`` calls (``--send``:
+``HttpModel.send`` with a no-op sink; ``--watch``: with the watched benchmark's callback set)
+and prints the top functions by own time and by cumulative time. A scenario named by
+``wire_variants.scenario_name`` (``v-anthropic-text-shuffled-20000``) profiles that variant.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiw
 import httpx  # noqa: E402
 import subjects  # noqa: E402
 import watched  # noqa: E402
+import wire_variants  # noqa: E402
 from harness import ServerProcess  # noqa: E402
 
 _SCENARIOS = {
@@ -36,7 +38,8 @@ _SCENARIOS = {
 async def _profile(
     root: str, wire_name: str, *, send: bool, watch: str | None, runs: int
 ) -> cProfile.Profile:
-    functions = subjects.STREAM_TOOLS if root.endswith("tools") else None
+    tools = root.endswith("tools") or "-tools-" in root
+    functions = subjects.STREAM_TOOLS if tools else None
     watching = {watch: getattr(watched.Watcher(), watch)} if watch else {}
     async with httpx.AsyncClient() as client:
         lang = subjects.lang_for(wire_name, root, client)
@@ -58,14 +61,18 @@ async def _profile(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("scenario", nargs="?", default="openai", choices=sorted(_SCENARIOS))
+    parser.add_argument("scenario", nargs="?", default="openai")
     parser.add_argument("--send", action="store_true", help="HttpModel.send, not Lang.ask")
     parser.add_argument("--watch", choices=("on_result", "on_event"), help="callback to set")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    wire_name, scenario = _SCENARIOS[args.scenario]
-    with ServerProcess(deltas=20_000, calls=8, fragments=250) as server:
+    if args.scenario.startswith("v-"):
+        wire_name = next(w for w in wire_variants.WIRES if args.scenario.startswith(f"v-{w}-"))
+        scenario = args.scenario
+    else:
+        wire_name, scenario = _SCENARIOS[args.scenario]
+    with ServerProcess(deltas=20_000, calls=8, fragments=250, variants=True) as server:
         root = server.url(scenario)
         run = _profile(root, wire_name, send=args.send, watch=args.watch, runs=args.runs)
         profiler = asyncio.run(run)

@@ -3,9 +3,11 @@
 Run as its own process (``python benchmarks/server.py --deltas N``) so that serving never
 competes with the measured client for the GIL; it prints its port on the first stdout line.
 The first path segment names the scenario (``/openai-text/v1/chat/completions``,
-``/anthropic/v1/messages``...), so any client's base URL can point at one. ``/loop`` answers
-with tool calls, or with text once the request holds a ``tool`` role message. ``GET /stats``
-reports how many connections carried a benchmark request, to check connection reuse.
+``/anthropic/v1/messages``...), so any client's base URL can point at one. ``/loop`` (and each
+wire's ``/loop-<wire>[-stream]``, ``wire_loops.py``) answers with tool calls, or with text
+once the request holds a tool result. ``GET /stats`` reports how many connections carried a
+benchmark request, to check connection reuse. With ``--variants``, a segment named by
+``wire_variants.scenario_name`` is rendered when first asked for (the last few are kept).
 
 Requests are parsed minimally (request line, ``Content-Length``, body); every response is a
 whole ``bytes`` object written in one call, with ``Content-Length``.
@@ -20,9 +22,18 @@ import sys
 
 import wire
 import wire_calls
+import wire_loops
 import wire_responses
+import wire_variants
 
-_TOOL_ROLE = (b'"role":"tool"', b'"role": "tool"')
+# A tool result in each wire's request: Chat Completions and Ollama, Anthropic, Gemini, Responses.
+_TOOL_RESULT = (
+    b'"role":"tool"',
+    b'"role": "tool"',
+    b'"tool_result"',
+    b'"functionResponse"',
+    b'"function_call_output"',
+)
 
 
 def _response(scenario: wire.Scenario) -> bytes:
@@ -51,6 +62,7 @@ def render(deltas: int, calls: int, fragments: int) -> dict[str, bytes]:
         "ollama": wire.ollama_ndjson(deltas),
         "openai-responses": wire_responses.responses_text(deltas),
         "openai-responses-tools": wire_responses.responses_tools(calls, fragments),
+        **wire_loops.loop_scenarios(),
     }
     return {name: _response(s) for name, s in scenarios.items()}
 
@@ -58,9 +70,22 @@ def render(deltas: int, calls: int, fragments: int) -> dict[str, bytes]:
 class Server:
     """Routing and the connection count, shared by every connection."""
 
-    def __init__(self, responses: dict[str, bytes]) -> None:
+    def __init__(self, responses: dict[str, bytes], *, variants: bool = False) -> None:
         self.responses = responses
         self.connections = 0
+        self.variants = variants
+        self.rendered: dict[str, bytes] = {}  # variant streams, the most recent last
+
+    def _variant(self, segment: str) -> bytes | None:
+        if not (self.variants and segment.startswith("v-")):
+            return None
+        response = self.rendered.pop(segment, None)
+        if response is None:
+            response = _response(wire_variants.render(segment))
+            while len(self.rendered) >= 4:  # 50,000-delta bodies weigh megabytes each
+                del self.rendered[next(iter(self.rendered))]
+        self.rendered[segment] = response
+        return response
 
     def answer(self, path: str, body: bytes) -> tuple[bytes, bool]:
         """The response for a request, and whether it was a benchmark (not a stats) request."""
@@ -68,9 +93,9 @@ class Server:
         if segment == "stats":
             stats = json.dumps({"connections": self.connections}).encode()
             return _json_response(stats), False
-        if segment == "loop" and any(marker in body for marker in _TOOL_ROLE):
-            segment = "loop-answer"
-        response = self.responses.get(segment)
+        if segment.startswith("loop") and any(marker in body for marker in _TOOL_RESULT):
+            segment += "-answer"
+        response = self.responses.get(segment) or self._variant(segment)
         if response is None:
             return b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", True
         return response, True
@@ -127,9 +152,9 @@ def _content_length(head: str) -> int:
     return 0
 
 
-async def serve(responses: dict[str, bytes]) -> None:
+async def serve(responses: dict[str, bytes], *, variants: bool = False) -> None:
     """Listen on an ephemeral port of 127.0.0.1, print it, serve until killed."""
-    state = Server(responses)
+    state = Server(responses, variants=variants)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: Connection(state), "127.0.0.1", 0, backlog=128)
     port = server.sockets[0].getsockname()[1]
@@ -143,10 +168,11 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--calls", type=int, default=8)
     parser.add_argument("--fragments", type=int, default=250)
+    parser.add_argument("--variants", action="store_true", help="serve wire_variants streams")
     args = parser.parse_args()
     responses = render(args.deltas, args.calls, args.fragments)
     try:
-        asyncio.run(serve(responses))
+        asyncio.run(serve(responses, variants=args.variants))
     except KeyboardInterrupt:
         sys.exit(0)
 

@@ -57,6 +57,50 @@ def test_quick_responses_benchmark_assembles_every_answer() -> None:
         assert row in done.stdout, row
 
 
+def test_quick_stream_variants_benchmark_decodes_every_variant() -> None:
+    # Every wire's recorded streams grown and rewritten (padding, key order, spacing,
+    # keep-alives, CRLF): both sides must assemble each one's text or calls (exit status 0).
+    script = RUN.parent / "stream_variants.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    cells = {tuple(row[:3]) for row in rows if len(row) == 5 and row[3].endswith("x")}
+    wires = ("openai", "anthropic", "gemini", "ollama", "openai-responses")
+    variants = ("recorded", "padding", "shuffled", "spaced", "keepalive", "crlf", "all")
+    tools = ("openai", "anthropic", "openai-responses")
+    expected = {(w, "text", v) for w in wires for v in variants}
+    expected |= {(w, "tools", v) for w in tools for v in variants}
+    assert cells == expected
+    assert "peak memory added by one stream" in done.stdout
+
+
+def test_quick_tool_loop_benchmark_runs_every_wire_both_ways() -> None:
+    script = RUN.parent / "tool_loop.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--loops", "3"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == [
+        "wire",
+        "aiwrapper",
+        "us/loop",
+        "raw",
+        "us/loop",
+        "raw/ours",
+        "target",
+    ]
+    for wire in ("openai", "openai-responses", "anthropic", "gemini", "ollama"):
+        for mode in ("", ", streamed"):
+            assert any(line.startswith(f"{wire}{mode} ") for line in lines), (wire, mode)
+    assert "CPU time of this process per loop" in done.stdout
+
+
 def test_quick_media_benchmark_peaks_below_four_times_the_file_and_encodes_once() -> None:
     script = RUN.parent / "media_memory.py"
     done = subprocess.run(

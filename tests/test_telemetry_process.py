@@ -92,6 +92,43 @@ def test_without_the_api_runs_streams_and_requests_work_and_import_nothing() -> 
     assert out.splitlines() == ["4 streamed ok False", "[]"]
 
 
+def test_runs_import_no_opentelemetry_until_the_application_uses_it() -> None:
+    # Installed (as a dependency of something else) but not set up: nothing could record.
+    out = run_python(
+        """
+        import sys
+        from aiwrapper import Lang
+
+        Lang.scripted(["one"]).ask_sync("first")
+        print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
+        from opentelemetry import trace  # the application sets up tracing later on
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        Lang.scripted(["two"]).ask_sync("second")
+        print([s.name for s in exporter.get_finished_spans()])
+        """
+    )
+    assert out.splitlines() == ["[]", "['chat scripted', 'invoke_agent']"]
+
+
+def test_a_provider_named_in_the_environment_is_used_without_an_import_of_the_api() -> None:
+    out = run_python(
+        """
+        from aiwrapper._wire import _telemetry
+
+        print(_telemetry.otel() is not None)
+        """,
+        OTEL_PYTHON_TRACER_PROVIDER="sdk_tracer_provider",
+    )
+    assert out == "True"
+
+
 RECORDING = """
     import json, anyio
     from opentelemetry import trace

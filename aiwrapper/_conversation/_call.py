@@ -10,9 +10,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._wire._jsontext import is_json_object
+from .._wire._jsontext import is_json_object, json_writer
 
 __all__ = ["CallStatus", "FunctionCall", "call_heading", "call_markdown"]
+
+# ``json.dumps(separators=(",", ":"), ensure_ascii=False)``, set up once.
+_COMPACT = json_writer(allow_nan=True)
 
 CallStatus = Literal["streaming", "pending", "running", "done", "error", "denied", "skipped"]
 
@@ -70,7 +73,7 @@ class FunctionCall:
         if raw and (raw is self._checked_raw or is_json_object(raw)):
             self._checked_raw = raw
             return raw
-        return json.dumps(self.arguments, separators=(",", ":"), ensure_ascii=False)
+        return _COMPACT(self.arguments)
 
 
 _ICONS = {

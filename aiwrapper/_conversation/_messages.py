@@ -73,7 +73,10 @@ class LangMessage:
     @property
     def content(self) -> str:
         """All text parts joined."""
-        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+        parts = self.parts
+        if len(parts) == 1 and parts[0].__class__ is TextPart:  # most messages: one text
+            return parts[0].text
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
 
     @property
     def answer(self) -> str:
@@ -84,6 +87,8 @@ class LangMessage:
         the preamble stays in the message but is not the answer.
         """
         parts = self.parts
+        if len(parts) == 1 and parts[0].__class__ is TextPart:  # most answers: one text
+            return parts[0].text
         start = 0
         for i in range(len(parts) - 1, -1, -1):
             part = parts[i]
@@ -127,14 +132,9 @@ class LangMessage:
         ``parts`` (text, images and documents in the tool's order) replace ``content`` when
         the result holds more than text.
         """
-        return cls(
-            "tool",
-            [TextPart(content)] if parts is None else list(parts),
-            tool_call_id=call.id,
-            name=call.name,
-            is_error=is_error,
-            error_type=error_type,
-        )
+        # Positional, in the order of the fields: keywords cost more, on every call's result.
+        texts: list[Part] = [TextPart(content)] if parts is None else list(parts)
+        return cls("tool", texts, call.id, call.name, is_error, error_type)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LangMessage:

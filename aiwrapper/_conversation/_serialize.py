@@ -26,6 +26,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from .._wire._jsontext import json_writer
+
 __all__ = ["serialize_result", "to_jsonable"]
 
 
@@ -42,11 +44,40 @@ def serialize_result(value: Any) -> str:
         return value
     if value.__class__ is int:  # the common result, written as JSON writes an int
         return int.__repr__(value)
+    if _plain(value, _PLAIN_DEPTH):  # JSON data already: what to_jsonable would return
+        return _COMPACT(value)
     return _COMPACT(to_jsonable(value))
 
 
-# ``json.dumps`` with options builds an encoder per call; every tool result is written here.
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once: every tool result
+# is written here.
+_COMPACT = json_writer(allow_nan=True)
+_LEAVES = frozenset({str, int, bool, type(None)})
+_PLAIN_DEPTH = 32  # deeper plain data takes the general path, which checks each value
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Whether ``value`` is plain JSON data: dicts with str keys, lists, str, int, bool,
+    None and finite floats, none a subclass (a NamedTuple or an Enum is written otherwise)."""
+    kind = value.__class__
+    if kind is list:
+        return all(_plain_item(item, depth) for item in value)
+    if kind is not dict:
+        return kind in _LEAVES or (kind is float and math.isfinite(value))
+    for key, item in value.items():  # the leaves checked here, without a call each
+        if key.__class__ is not str:
+            return False
+        kind = item.__class__
+        if kind not in _LEAVES and not _plain_item(item, depth):
+            return False
+    return True
+
+
+def _plain_item(item: Any, depth: int) -> bool:
+    kind = item.__class__
+    if kind is float:
+        return math.isfinite(item)
+    return kind in _LEAVES or (depth > 0 and _plain(item, depth - 1))
 
 
 def to_jsonable(value: Any) -> Any:

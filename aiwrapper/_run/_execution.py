@@ -24,6 +24,7 @@ from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
 from .._tools import Context, Tool, ToolContent, media_content, serialize_result
 from .._wire._sizelimits import SizeLimits, clip_text
+from ._atonce import run_quick_first
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._decisions import DEFER, Decision
 from ._options import LangOptions
@@ -243,6 +244,8 @@ class CallExecutor:
         if len(batch) == 1:  # nothing to run alongside: no task group, no frame of its own
             call = calls[batch[0]]
             return self._run_call(call, self.repeats[id(call)], None)
+        if self.telemetry is None and not self.watched:  # no callback or span to await
+            return run_quick_first(self, batch, calls)
         return self._run_together(batch, calls)
 
     async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
@@ -355,14 +358,7 @@ class CallExecutor:
         if repeated:
             message = self.repeat.message(call, self.signatures[id(call)])
             raise _Failure(message, "RepeatedCall", "skipped")
-        arguments: Any = call.raw_arguments or call.arguments
-        try:
-            validated = tool.validate(arguments)
-        except ToolArgumentsError as exc:
-            if self.options.tool_errors == "raise":
-                raise
-            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
-            raise _Failure(message, "ToolArgumentsError") from exc
+        validated = self._validated(tool, call)
         if not tool.has_implementation:  # a handler sees the checked, coerced JSON values
             call.arguments = validated
         if (self.options.approve is not None or self.decided) and await self._waits(tool, call):
@@ -370,15 +366,23 @@ class CallExecutor:
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)
-        value = await self._call_with_timeout(tool, call, validated)
-        if isinstance(value, ToolContent):  # written for the model already (MCP results)
-            call.result, call.status = value.value, "done"
-            return _content_outcome(value)
-        call.result, call.status = value, "done"
-        content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
-        if content is not None:
-            return _content_outcome(content)
-        return ToolOutcome(serialize_result(value))
+        return _outcome_of(call, await self._call_with_timeout(tool, call, validated))
+
+    def _validated(self, tool: Tool, call: FunctionCall) -> dict[str, Any]:
+        """The call's checked arguments; a failure the model is told of (raised as is when
+        tool_errors is "raise")."""
+        try:
+            return tool.validate(call.raw_arguments or call.arguments)
+        except ToolArgumentsError as exc:
+            if self.options.tool_errors == "raise":
+                raise
+            message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
+            raise _Failure(message, "ToolArgumentsError") from exc
+
+    @staticmethod
+    def outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
+        """The outcome of a call that returned ``value``; the call is marked done."""
+        return _outcome_of(call, value)
 
     def _tool_for(self, call: FunctionCall) -> Tool:
         tool = self.tools.get(call.name)
@@ -436,6 +440,18 @@ class CallExecutor:
         if tool.context_param is not None:
             context = Context(deps=self.options.deps, call=call, result=self.result)
         return tool.call_validated(kwargs, context=context)
+
+
+def _outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
+    """The outcome of a call that returned ``value``; the call is marked done."""
+    if isinstance(value, ToolContent):  # written for the model already (MCP results)
+        call.result, call.status = value.value, "done"
+        return _content_outcome(value)
+    call.result, call.status = value, "done"
+    content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
+    if content is not None:
+        return _content_outcome(content)
+    return ToolOutcome(serialize_result(value))
 
 
 def _ignore(call: FunctionCall) -> None:

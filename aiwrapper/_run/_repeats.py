@@ -8,10 +8,10 @@ already has. Running calls, and answering them, is left to the executor.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from .._conversation._call import FunctionCall
+from .._wire._jsontext import json_writer
 
 __all__ = ["REPEAT_LIMIT", "Repeats", "Signature", "sign"]
 
@@ -53,8 +53,10 @@ class Repeats:
         )
 
 
-# ``json.dumps`` with options builds an encoder per call; every call of a run is signed once.
-_SORTED = json.JSONEncoder(sort_keys=True, default=str).encode
+# ``json.dumps(sort_keys=True, default=str)``, set up once: every call of a run is signed.
+_SORTED = json_writer(
+    separators=(", ", ": "), ensure_ascii=True, allow_nan=True, sort_keys=True, default=str
+)
 
 
 def sign(call: FunctionCall) -> Signature:

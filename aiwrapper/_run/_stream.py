@@ -105,6 +105,17 @@ class RunStream(Generic[OutputT]):
         except anyio.EndOfStream:
             self._end()
 
+    def ready(self) -> list[RunEvent]:
+        """The events already waiting to be read, taken without waiting (none when the reader
+        has caught up): what a relay can write out together with the event it just read."""
+        events: list[RunEvent] = []
+        take = self._receive.receive_nowait
+        while True:
+            try:
+                events.append(take())
+            except (anyio.WouldBlock, anyio.EndOfStream):  # the end is for __anext__ to say
+                return events
+
     def _end(self) -> NoReturn:
         self._raise_error()
         raise StopAsyncIteration

@@ -9,6 +9,7 @@ Reading the signature itself is left to :mod:`aiwrapper._tools.schema`.
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import types
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Target", "inspect_target", "is_async_callable"]
+__all__ = ["Target", "inspect_target", "is_async_callable", "never_suspends"]
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -80,6 +81,34 @@ def is_async_callable(func: Any) -> bool:
         return False
     call = inspect.getattr_static(type(func), "__call__", None)  # an async __call__ method
     return inspect.iscoroutinefunction(call)
+
+
+# Every ``await``, ``async for`` and ``async with`` compiles to one of these (3.10 yields from
+# the awaitable; 3.11 and later send to it); a coroutine can give way to its event loop nowhere
+# else.
+_SUSPENDING = frozenset(
+    {
+        *("GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR"),
+        *("SEND", "YIELD_VALUE", "YIELD_FROM"),
+    }
+)
+
+
+def never_suspends(func: Any) -> bool:
+    """Tell whether a call of ``func`` finishes at its first step, never giving way to the
+    event loop: an ``async def`` (or a bound method of one) whose own body holds no
+    ``await``, ``async for`` or ``async with``.
+
+    False whenever it cannot be told from the code: a partial, a callable object, a sync
+    function marked as a coroutine function, a wrapper that awaits what it wraps.
+    """
+    target = getattr(func, "__func__", func)
+    if not isinstance(target, types.FunctionType):
+        return False
+    code = target.__code__
+    if not code.co_flags & inspect.CO_COROUTINE:
+        return False
+    return not any(op.opname in _SUSPENDING for op in dis.get_instructions(code))
 
 
 def _plain(func: Any, binding: str | None) -> Target:

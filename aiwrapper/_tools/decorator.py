@@ -26,7 +26,7 @@ from typing_extensions import ParamSpec, Self, TypeVar
 from .._errors import ToolDefinitionError
 from .._wire._jsontext import Declaration
 from ._arguments import validate_arguments
-from .callables import inspect_target, is_async_callable
+from .callables import inspect_target, is_async_callable, never_suspends
 from .context import Context
 from .dialects import DialectError, dialect_names, render
 from .exact import wants_exact
@@ -107,6 +107,7 @@ class Tool(Generic[P, R]):
         self._shared: dict[str, Schema] = {}  # what read_only_schema hands out, per dialect
         # Asked once: a bound method of an async function stays async, so __get__ keeps it.
         self._is_async = func is not None and is_async_callable(func)
+        self._at_once: bool | None = None  # whether calls never suspend: read at the first call
         if func is not None:  # not updated=__dict__: the function's attributes are not ours
             functools.update_wrapper(self, func, updated=())
         if strict is True:  # fail now, at decoration time, where a dialect cannot be strict
@@ -117,6 +118,15 @@ class Tool(Generic[P, R]):
     def has_implementation(self) -> bool:
         """Whether calls run a Python function (dict definitions go to a function_handler)."""
         return self.func is not None
+
+    @property
+    def finishes_at_once(self) -> bool:
+        """Whether a call runs start to end without giving way to the event loop: an async
+        function whose body never awaits (the loop runs such calls without a task each)."""
+        at_once = self._at_once
+        if at_once is None:
+            at_once = self._at_once = self._is_async and never_suspends(self.func)
+        return at_once
 
     @property
     def context_param(self) -> str | None:

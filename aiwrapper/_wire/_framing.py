@@ -13,6 +13,7 @@ only when a CR is actually present.
 
 from __future__ import annotations
 
+import re
 from itertools import repeat
 
 from .._errors import StreamError
@@ -149,71 +150,113 @@ class SSEDecoder(_Framer):
 
 
 def _parse_blocks(text: str) -> list[SSEEvent]:
-    """The events of LF-separated text made of whole events (blank-line separated)."""
+    """The events of LF-separated text made of whole events (blank-line separated).
+
+    The common shapes are cut out with whole-text string operations, which cost a fraction of
+    reading each line on its own: every event one ``data:`` line, or an ``event:`` line and
+    one ``data:`` line, with or without the space after the colons, maybe with comments (a
+    keep-alive) after it. Any other text (other fields, several data lines...) is read line by
+    line.
+    """
+    if text[:5] == "data:":
+        events = _unnamed_events(text)
+    elif text[:6] == "event:":
+        events = _named_events(text)
+    else:
+        events = None
+    return _events_by_line(text) if events is None else events
+
+
+# What may follow an event's data line in the common shapes: blank lines and comments only.
+_NOTHING = re.compile(r"(?:\n(?::[^\n]*)?)*")
+
+
+# Between two one-line events: "data:" after a blank line, with or without its space. (A
+# pattern that begins with a literal is searched as fast as ``str.split`` searches.)
+_DATA = re.compile(r"\n\ndata: ?")
+
+
+def _unnamed_events(text: str) -> list[SSEEvent] | None:
+    """The events of text whose every event is one ``data:`` line (maybe with comments after
+    it); else None."""
     if text[:6] == "data: ":
         if "\n" not in text:
             return [(None, text[6:])]  # one event, one data line
-        # Several one-line ``data: ...`` events (the unnamed shape): then every LF belongs to
-        # a "\n\ndata: " separator, which the payloads show by holding none.
+        # Then every LF belongs to a "\n\ndata: " separator, which the payloads show by
+        # holding none.
         payloads = text.split("\n\ndata: ")
         payloads[0] = payloads[0][6:]
         if "\n" not in "".join(payloads):  # a copy and one C search: less than counting LFs
             return list(zip(repeat(None), payloads))
-    elif text[:7] == "event: " and text.count("\n") % 3 == 1:
-        named = _named_events(text)
-        if named is not None:
-            return named
+    payloads = _DATA.split(text)  # some without the space after "data:", say
+    first = payloads[0]
+    payloads[0] = first[6:] if first[5:6] == " " else first[5:]
+    if "\n" in "".join(payloads):
+        return _unnamed_with_comments(payloads)
+    return list(zip(repeat(None), payloads))
+
+
+def _unnamed_with_comments(payloads: list[str]) -> list[SSEEvent] | None:
+    """The events of these payloads when only comments and blank lines follow their data
+    lines (keep-alives between events); else None."""
     events: list[SSEEvent] = []
-    for block in text.split("\n\n"):
-        if block[:6] == "data: " and "\n" not in block:
-            events.append((None, block[6:]))
-            continue
-        # The named shape: ``event: name`` then one ``data: ...`` line.
-        head, _, rest = block.partition("\n")
-        if head[:7] == "event: " and rest[:6] == "data: " and "\n" not in rest:
-            events.append((head[7:] or None, rest[6:]))
-            continue
-        event = _parse_block(block)
-        if event is not None:
-            events.append(event)
+    for data in payloads:
+        if "\n" in data:
+            end = data.index("\n")
+            if _NOTHING.fullmatch(data, end) is None:
+                return None  # another field, another data line...
+            data = data[:end]
+        events.append((None, data))
     return events
 
 
+# An event of the named shape, with the blank line before it: an ``event:`` line, then one
+# ``data:`` line, each with or without the space after its colon. Every match starts with
+# "\n\nevent:", so a search is one pass over the text, however hostile the text: it never
+# restarts inside a line.
+_NAMED = re.compile(r"\n\nevent:[ ]?([^\n]*)\ndata:[ ]?([^\n]*)")
+
+
 def _named_events(text: str) -> list[SSEEvent] | None:
-    """Events all in the named shape, ``event: name`` then one ``data: ...`` line; else None.
+    """The events of text whose every event is in the named shape (``_NAMED``), maybe with
+    comments between them; else None."""
+    parts = _NAMED.split("\n\n" + text)  # before, name, data, before, name, data, ..., after
+    between = parts[0::3]
+    if any(between) and not all(map(_NOTHING.fullmatch, filter(None, between))):
+        return None  # some text is in no named event: another field, several data lines...
+    names = parts[1::3]
+    if "" in names:
+        return None  # an empty name (the default, None): rare, read line by line
+    return list(zip(names, parts[2::3], strict=True))
 
-    The lines then go name, data, blank, name, data, ... : checked with whole-list string
-    operations, which cost a fraction of reading each event's lines on its own.
+
+def _events_by_line(text: str) -> list[SSEEvent]:
+    """The events of the text, read line by line as the event-stream rules say.
+
+    A blank line dispatches the event its lines made (when they held data); comment lines
+    (``:`` first) are ignored, as are ``id:``, ``retry:`` and unknown fields.
     """
-    lines = text.split("\n")
-    names, payloads, blanks = lines[0::3], lines[1::3], lines[2::3]
-    if (
-        any(blanks)
-        or not all(map(str.startswith, names, repeat("event: ")))
-        or not all(map(str.startswith, payloads, repeat("data: ")))
-    ):
-        return None
-    return [(name[7:] or None, data[6:]) for name, data in zip(names, payloads, strict=True)]
-
-
-def _parse_block(block: str) -> SSEEvent | None:
-    """One event's lines as ``(name, data)``; None when it has no data line."""
+    events: list[SSEEvent] = []
     name: str | None = None
-    data: list[str] = []
-    for line in block.split("\n"):
-        if not line or line[0] == ":":  # blank, or a comment / keep-alive
-            continue
-        field, colon, value = line.partition(":")
-        if colon and value[:1] == " ":
-            value = value[1:]
-        if field == "data":
-            data.append(value)
-        elif field == "event":
-            name = value or None  # an empty name means the default ("message")
-        # Other fields (id, retry, unknown ones) carry nothing the providers use.
-    if not data:
-        return None
-    return name, "\n".join(data)
+    data: str | None = None  # joined as it grows: nearly every event has one data line
+    for line in text.split("\n"):
+        if not line:
+            if data is not None:
+                events.append((name, data))
+            name = data = None
+        elif line[:5] == "data:":
+            value = line[6:] if line[5:6] == " " else line[5:]
+            data = value if data is None else f"{data}\n{value}"
+        elif line[0] != ":":  # a comment (a keep-alive) is no field
+            field, _, value = line.partition(":")
+            value = value[1:] if value[:1] == " " else value
+            if field == "event":
+                name = value or None  # an empty name means the default ("message")
+            elif field == "data":  # "data" without a colon: an empty data line
+                data = value if data is None else f"{data}\n{value}"
+    if data is not None:
+        events.append((name, data))
+    return events
 
 
 class NDJSONDecoder(_Framer):

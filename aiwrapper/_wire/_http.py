@@ -205,7 +205,7 @@ class HttpTransport:
         secure = not url.startswith("http://")  # verify TLS unless it is known to be unused
         if client is None or client.is_closed or (secure and not verifies):
             self._forget_closed_loops()
-            client = httpx.AsyncClient(
+            client = _OwnedClient(
                 timeout=self.timeout, limits=self._limits, verify=self._verify(secure)
             )
             self._clients[key] = (client, secure)
@@ -295,6 +295,28 @@ class HttpTransport:
         """Exponential backoff with up to 25 % jitter, so parallel clients spread out."""
         delay = min(self.retry_base_delay * 2.0**attempt, self.retry_max_delay)
         return delay * (1 - 0.25 * random.random())
+
+
+class _SetCookies(httpx.Cookies):
+    """A client's cookie jar that reads a response only when it sets a cookie.
+
+    httpx hands every response to the jar, which builds urllib's request and response
+    wrappers before it looks for a header: tens of microseconds a request, for API servers
+    that set no cookie. The jar, and every cookie a server sets, stay as httpx keeps them.
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        headers = response.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            super().extract_cookies(response)
+
+
+class _OwnedClient(httpx.AsyncClient):
+    """The transport's own client: httpx's, with the cookie jar above."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self._cookies = _SetCookies(self._cookies.jar)
 
 
 def retry_delay(

@@ -32,10 +32,19 @@ MISSING: Any = object()  # what ``read`` returns for a text outside the envelope
 _PROBE_TEXT = '"\\u0000aiwrapper-envelope-probe"'  # a JSON string no server sends
 _PROBE = loads(_PROBE_TEXT)
 _WHITESPACE = " \t\n\r"
-_MOST_WAIT = 1024  # misses between two attempts to learn, at the most
+_MOST_WAIT = 1024  # misses in a row between two attempts to learn, at the most
 # Texts read whole before the first attempt: learning costs about three parses and each text
 # read from the envelope saves most of one, so a stream shorter than this never pays for it.
 _FIRST_WAIT = 16
+# Texts an envelope must have read, and at least as many as it missed, to have paid for its
+# learning: after such a one, a run of misses is a new shape (another block, say) worth
+# learning at once; after a poorer one, each next attempt waits for twice as many misses.
+_PAID = 4
+# Misses after which an envelope that read fewer than one text in _SHARE since it was learned
+# goes cold: a miss costs about a fifth of what a text read saves, so offering texts to it no
+# longer pays, and they go unoffered (``tries``) until the next attempt to learn.
+_COLD = 16
+_SHARE = 5
 
 
 Finder = Callable[[Any], Any]
@@ -55,13 +64,16 @@ class Envelope:
         "_find",
         "_head",
         "_hits",
+        "_hits_seen",
         "_key",
         "_middles",
+        "_misses",
         "_padding",
         "_tail",
         "_wait",
         "_waited",
         "_wanted",
+        "cold",
         "due",
     )
 
@@ -76,9 +88,26 @@ class Envelope:
         self._wanted = 0
         self._tail = ""
         self._hits = 0  # texts read since the envelope was learned
-        self._wait = _FIRST_WAIT  # misses left before learning (again)
-        self._waited = 0  # the last wait (0: never learned), doubled while learning brings no hit
+        self._misses = 0  # texts not read since it was learned
+        self._hits_seen = 0  # ``_hits`` at the last miss: a change means a new run of misses
+        self._wait = _FIRST_WAIT  # misses in a row left before learning (again)
+        self._waited = 0  # the wait of each run of misses (0: never learned)
+        self.cold = True  # no envelope worth reading: nothing learned, or it read nothing
         self.due = False  # a miss says it is time to learn from the next whole parse
+
+    def tries(self, count: int) -> bool:
+        """Whether the next ``count`` texts are worth offering to ``read``.
+
+        Not while the envelope is cold (none learned, or the one learned reads too few of its
+        texts, as when their keys come in any order): they then count as misses without being
+        offered, the caller reads them whole, and ``due`` says when to learn again. Asked once
+        for a batch of texts, it spares each of them a call that would most likely miss.
+        """
+        if not self.cold:
+            return True
+        self._wait -= count
+        self.due = self._wait <= 0
+        return False
 
     def read(self, text: str) -> Any:
         """The value ``text`` holds in the learned envelope, or ``MISSING``."""
@@ -92,10 +121,16 @@ class Envelope:
             except (StopIteration, ValueError):
                 end = -1
             if end == len(text) - len(tail):
-                self._hits += 1
+                self._hits += 1  # the only work a hit adds: the hot path
                 return value
+        if self._hits != self._hits_seen:  # texts were read since the last miss: a new run
+            self._hits_seen = self._hits
+            self._wait = self._waited
         self._wait -= 1
         self.due = self._wait <= 0
+        self._misses += 1
+        if self._misses >= _COLD and _SHARE * self._hits < self._misses:
+            self.cold = True  # it reads too few texts to be worth offering them
         return MISSING
 
     def _read_padded(self, text: str, at: int) -> tuple[Any, int]:
@@ -120,13 +155,18 @@ class Envelope:
     def learn(self, text: str, parsed: Any) -> None:
         """Take ``text`` (parsed as ``parsed``) as the envelope, when its value can be placed.
 
-        Called when ``due``. While learned envelopes bring no hit (every text differs, say by
-        a field this envelope does not know), each next attempt waits twice as many misses.
+        Called when ``due``. An envelope that paid for its learning is learned again at the
+        first miss (the shape changed: another block, say). While learned envelopes bring
+        little (every text differs, or shapes take turns, with a padding field and without, or
+        with their keys in another order), each next attempt waits for twice as many misses in
+        a row, so learning never costs more than a small part of the stream's parsing.
         """
-        waited = self._waited
-        self._waited = 1 if self._hits or not waited else min(2 * waited, _MOST_WAIT)
-        self._wait, self._hits, self.due = self._waited, 0, False
-        self._head, self._middles = None, None
+        waited, hits = self._waited, self._hits
+        paid = (hits >= _PAID and hits >= self._misses) or not waited
+        self._waited = 1 if paid else min(2 * waited, _MOST_WAIT)
+        self._wait, self._hits, self._hits_seen, self.due = self._waited, 0, 0, False
+        self._misses = 0
+        self._head, self._middles, self.cold = None, None, True
         value = _place(text, parsed, self._key, self._find)
         if value is None:
             return
@@ -139,6 +179,7 @@ class Envelope:
         if any(after[0] < before[1] for before, after in pairwise(places)):
             return  # a padding inside the value, or the value inside a padding
         self._head, self._tail = text[: places[0][0]], text[places[-1][1] :]
+        self.cold = False
         if len(places) > 1:
             self._wanted = places.index(value)
             self._middles = tuple(text[before[1] : after[0]] for before, after in pairwise(places))

@@ -10,6 +10,7 @@ of building a small request.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -31,6 +32,9 @@ _SENDABLE_VALUE = re.compile(r"(?:[\x21-\x7e](?:[ \t]*[\x21-\x7e])*)?")
 _MOST_PREPARED = 64
 
 _Key = tuple[str, tuple[tuple[str, str], ...]]
+# What httpx adds to a request built from ``content``, unless the headers set it already.
+_AUTO_HEADERS = ("host", "content-length", "transfer-encoding")
+_Merged = tuple[list[tuple[bytes, bytes]], httpx.Headers, "httpx.Headers | None"]
 
 
 class _Prepared:
@@ -41,19 +45,35 @@ class _Prepared:
     def __init__(self, url: httpx.URL, headers: dict[str, str]) -> None:
         self.url = url
         self.headers = headers
-        # The client's headers as last seen, and ours merged over them.
-        self._merged: tuple[list[tuple[bytes, bytes]], httpx.Headers] | None = None
+        # The client's headers as last seen, ours merged over them, and the same after the
+        # Host header (None when they set Host or a body length themselves).
+        self._merged: _Merged | None = None
 
-    def merged_headers(self, client_headers: httpx.Headers) -> httpx.Headers:
+    def merged_headers(self, client_headers: httpx.Headers) -> tuple[httpx.Headers, bool]:
         """The client's headers with ours replacing those of the same name, as httpx merges
-        them; merged again only when a borrowed client's headers changed."""
-        seen = client_headers.raw
+        them; merged again only when a borrowed client's headers changed.
+
+        Returns:
+            The headers, and whether they are complete: the ``Host`` header httpx puts first
+            is in, and only the body's length is missing. Not when they set ``Host`` or a
+            length themselves: httpx then completes them as it does.
+        """
         merged = self._merged
-        if merged is None or merged[0] != seen:
-            headers = httpx.Headers(client_headers)
-            headers.update(self.headers)
-            merged = self._merged = (seen, headers)
-        return merged[1]
+        if merged is None or merged[0] != client_headers.raw:
+            merged = self._merge(client_headers)
+        if merged[2] is None:
+            return merged[1], False
+        return merged[2], True
+
+    def _merge(self, client_headers: httpx.Headers) -> _Merged:
+        headers = httpx.Headers(client_headers)
+        headers.update(self.headers)
+        complete = None
+        if self.url.host and not any(name in headers for name in _AUTO_HEADERS):
+            complete = httpx.Headers([(b"Host", self.url.netloc)])
+            complete.update(headers)
+        self._merged = (client_headers.raw, headers, complete)
+        return self._merged
 
 
 class RequestBuilder:
@@ -84,13 +104,21 @@ class RequestBuilder:
             )
         # What ``build_request`` builds without cookies or query parameters, without merging
         # the client's headers into ours again for every request.
-        return httpx.Request(
-            "POST",
-            prepared.url,
-            content=content,
-            headers=prepared.merged_headers(client.headers),
-            extensions={"timeout": client.timeout.as_dict()},
+        extensions = {"timeout": client.timeout.as_dict()}
+        headers, complete = prepared.merged_headers(client.headers)
+        if not complete:
+            return httpx.Request(
+                "POST", prepared.url, content=content, headers=headers, extensions=extensions
+            )
+        # The body as a stream: httpx then adds no header of its own, so the merged ones go
+        # in as they are (a copy of a list), and only the length is set per request.
+        stream = httpx.ByteStream(content)
+        request = httpx.Request(
+            "POST", prepared.url, headers=headers, stream=stream, extensions=extensions
         )
+        request.headers["Content-Length"] = str(len(content))
+        request.read()  # the body on the request, as ``content=`` leaves it for event hooks
+        return request
 
 
 def _prepare(call: HttpCall) -> _Prepared:
@@ -174,7 +202,12 @@ def _finite(value: Any) -> Any:
 def where(call: HttpCall) -> str:
     """The URL for messages, without a query string (some services put keys there) or the
     user and password a base URL may carry."""
-    url = call.url.split("?", 1)[0]
+    return _where(call.url)
+
+
+@functools.lru_cache(maxsize=64)  # named for every request, though read only on a failure
+def _where(url: str) -> str:
+    url = url.split("?", 1)[0]
     scheme, found, rest = url.partition("://")
     host, slash, path = rest.partition("/")
     if found and "@" in host:

@@ -14,6 +14,8 @@ with an event per retry, and passes its context upstream as a W3C ``traceparent`
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Collection, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -56,7 +58,7 @@ class Otel:
 
 # The import's outcome, made once per process (an import, not state: the API keeps its own),
 # and "given" once a test handed in providers of its own.
-_loaded: dict[str, Otel | None] = {}
+_loaded: dict[str, Any] = {}
 
 
 def otel() -> Otel | None:
@@ -67,14 +69,32 @@ def otel() -> Otel | None:
     nothing; making spans through them would still cost every run about a hundred
     microseconds, so a run then makes none. The providers are looked at again for each run,
     so an SDK configured later is used from the next run on.
+
+    An application sets a provider through the API, which it then has imported, or names one
+    in ``OTEL_PYTHON_TRACER_PROVIDER`` / ``OTEL_PYTHON_METER_PROVIDER``: until either is so,
+    nothing could be recorded and the API is not imported (a library may have installed it
+    without anyone using it; importing it costs a process about a megabyte).
     """
     try:
-        api = _loaded["api"]
+        api: Otel | None = _loaded["api"]
     except KeyError:
+        if not _wanted():
+            return None  # asked again at the next run: an SDK may be set up by then
         api = _loaded["api"] = _load(None, None)
     if api is None or "given" in _loaded or _configured(api):
         return api
     return None
+
+
+_API_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+
+
+def _wanted() -> bool:
+    """Whether a global provider may have been set: the API imported, or one named."""
+    return any(name in sys.modules for name in _API_MODULES) or any(
+        os.environ.get(name) for name in _PROVIDER_VARIABLES
+    )
 
 
 def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
@@ -89,6 +109,8 @@ def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> No
 def _configured(api: Otel) -> bool:
     """Whether the application set a global tracer or meter provider (not the API's own
     proxies or no-ops, which record nothing)."""
+    if _unset(api):
+        return False
     tracing = api.trace.get_tracer_provider()
     if not isinstance(tracing, (api.trace.ProxyTracerProvider, api.trace.NoOpTracerProvider)):
         return True
@@ -96,6 +118,30 @@ def _configured(api: Otel) -> bool:
     return not isinstance(metering, api.metrics.NoOpMeterProvider) and (
         type(metering).__name__ != "_ProxyMeterProvider"  # the API's unset global
     )
+
+
+# The variables naming a provider for the API to load (when none was set in code).
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+
+
+def _unset(api: Otel) -> bool:
+    """Whether neither global provider is set nor named in the environment: told from the
+    API's globals, without its getters, which look each variable up and raise and catch a
+    KeyError for each (on every run). False when it cannot be told so."""
+    internal = sys.modules.get("opentelemetry.metrics._internal")
+    set_in_code = (
+        getattr(api.trace, "_TRACER_PROVIDER", True) is not None
+        or getattr(internal, "_METER_PROVIDER", True) is not None
+    )
+    if set_in_code:
+        return False
+    # Looked at again whenever the environment grows or shrinks (a variable set later).
+    size = len(os.environ)
+    known = _loaded.get("environment")
+    if known is None or known[0] != size:
+        named = any(name in os.environ for name in _PROVIDER_VARIABLES)
+        known = _loaded["environment"] = (size, named)
+    return not known[1]
 
 
 def _load(tracer_provider: Any, meter_provider: Any) -> Otel | None:

@@ -90,6 +90,7 @@ class Gateway:
         self._browser = BrowserRules(cors_origins, keyless=not self._keys)
         self._hops = Hops()
         self._fronts = frontends()
+        self._known = frozenset({"/healthz", "/v1/models", *self._fronts.by_path})  # span names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ASGI 3 entry point."""
@@ -99,8 +100,7 @@ class Gateway:
             exchange = Exchange(scope, receive, send)
             began = time.perf_counter()
             try:
-                known = {"/healthz", "/v1/models", *self._fronts.by_path}
-                with server_span(exchange, known):  # telemetry: continues the traceparent
+                with server_span(exchange, self._known):  # telemetry: continues the traceparent
                     await self._handle(exchange)
             finally:
                 _log(exchange, time.perf_counter() - began)
@@ -229,6 +229,9 @@ async def _stream(encoder: StreamEncoder, run: RunStream[Any], exchange: Exchang
         await exchange.body(head)
         async for event in run:
             data = encoder.event(event)
+            ready = run.ready()  # events that came with it go out in the same write
+            if ready:
+                data = b"".join([data, *map(encoder.event, ready)])
             if data:
                 await exchange.body(data)
         await exchange.body(encoder.finish(run.result), more=False)
@@ -260,6 +263,8 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 
 def _log(exchange: Exchange, seconds: float) -> None:
     """One access line: who, what, which route, status, time. Never keys or bodies."""
+    if not logger.isEnabledFor(logging.INFO):
+        return
     client = exchange.scope.get("client") or ("-", 0)
     logger.info(
         "%s %s %s route=%s status=%s %.1fms",

@@ -9,13 +9,13 @@ log. ``cancel_on_disconnect`` ends whatever work is running when the client goes
 from __future__ import annotations
 
 import ipaddress
-import json
 import math
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from anyio import CancelScope
 
+from .._wire._jsontext import json_writer
 from ..providers._serving import GatewayError
 
 __all__ = ["Exchange", "Receive", "Scope", "Send", "cancel_on_disconnect", "is_loopback"]
@@ -25,6 +25,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+_COMPACT = json_writer(allow_nan=True)  # json.dumps(ensure_ascii=False, separators=(",", ":"))
 MAX_RETRY_AFTER = 86_400  # seconds: a day; an upstream's longer delay is no plan
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
@@ -85,9 +86,14 @@ class Exchange:
     async def json(
         self, status: int, body: Any, headers: list[tuple[bytes, bytes]] | None = None
     ) -> None:
-        """A whole JSON response."""
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        await self.start(status, [(b"content-type", b"application/json"), *(headers or [])])
+        """A whole JSON response, its length given (not sent in chunks)."""
+        data = _COMPACT(body).encode("utf-8")
+        head = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+            *(headers or []),
+        ]
+        await self.start(status, head)
         await self.body(data, more=False)
 
     async def start_events(self) -> None:

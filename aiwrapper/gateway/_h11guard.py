@@ -10,12 +10,12 @@ request head.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["GuardedH11", "HeadLimits", "guarded_h11"]
+__all__ = ["Corked", "GuardedH11", "HeadLimits", "guarded_h11"]
 
 
 class HeadLimits(Protocol):
@@ -45,7 +45,7 @@ class GuardedH11(H11Protocol):
     head = b""  # the request head so far, while it is awaited
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(Corked(transport, self.loop))  # type: ignore[arg-type]
         self.arrived = self.loop.time()
         self.expect_head()
         live = [c for c in self.connections if not c.transport.is_closing()]
@@ -89,3 +89,50 @@ class GuardedH11(H11Protocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+
+
+class Corked:
+    """A connection's transport whose writes within one turn of the event loop go out as one.
+
+    uvicorn writes a response's head, each part of its body and a chunked body's end marker
+    separately: a system call each, more than the rest of serving a small answer costs. Here
+    they are joined and written once the task that wrote them gives way (``call_soon``); a
+    close writes what is pending first. Everything else is the transport's.
+    """
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        """Keep ``data`` for the write at the end of this turn of the loop."""
+        if not data:
+            return
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        """Write what is pending, in one call."""
+        pending, self._pending = self._pending, []
+        if pending and not self._transport.is_closing():
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def abort(self) -> None:
+        self._pending = []
+        self._transport.abort()
+
+    def get_write_buffer_size(self) -> int:
+        return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)

@@ -63,8 +63,13 @@ def scrub(text: str) -> str:
 
 def printable(text: str, limit: int = 500) -> str:
     """``text`` on one line (control characters escaped), at most ``limit`` characters."""
-    escaped = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    # Printable text holds none of them: most of what is logged, without the regex.
+    escaped = text if text.isprintable() else _CONTROL.sub(_escape, text)
     return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
 
 
 def _collect(obj: object, found: set[str], depth: int) -> None:

@@ -7,6 +7,7 @@ contract in ``aiwrapper._run._contract``, which every provider module imports fr
 from __future__ import annotations
 
 import json
+import operator
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -141,6 +142,8 @@ def result_text(message: LangMessage) -> str:
     For wires that take neither in tool results.
     """
     parts = message.parts
+    if len(parts) == 1 and parts[0].__class__ is TextPart:  # the common result: one text
+        return parts[0].text
     if not any(isinstance(p, MediaPart) for p in parts):
         return message.content
     texts = (p.text if isinstance(p, TextPart) else p.describe() for p in parts)  # type: ignore[union-attr]
@@ -168,6 +171,8 @@ def sampling_fields(
 
 # Sampling options that not every wire has, in the order they go into a body.
 EXTRA_SAMPLING = ("seed", "presence_penalty", "frequency_penalty", "logit_bias", "user", "top_k")
+_extra_values = operator.attrgetter(*EXTRA_SAMPLING)
+_NONE_SET = (None,) * len(EXTRA_SAMPLING)
 
 
 def extra_sampling(options: LangOptions, provider: str, names: Mapping[str, str]) -> dict[str, Any]:
@@ -178,8 +183,10 @@ def extra_sampling(options: LangOptions, provider: str, names: Mapping[str, str]
             it and the provider: dropping it would change the answer silently.
     """
     fields: dict[str, Any] = {}
-    for option in EXTRA_SAMPLING:
-        value = getattr(options, option)
+    values = _extra_values(options)
+    if values == _NONE_SET:  # the common case, told in one comparison
+        return fields
+    for option, value in zip(EXTRA_SAMPLING, values, strict=True):
         if value is None:
             continue
         key = names.get(option)

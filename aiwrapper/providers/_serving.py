@@ -24,14 +24,17 @@ from .._conversation._result import LangResult
 from .._conversation._runevents import RunEvent
 from .._errors import AIWrapperError, ConfigError
 from .._tools import Tool, to_tool
+from .._wire._jsontext import json_writer
 
 __all__ = [
     "MAX_TOOLS",
+    "SLOT",
     "ClientRequest",
     "DefaultFrontend",
     "ErrorKind",
     "Frontend",
     "GatewayError",
+    "SSEShape",
     "StreamEncoder",
     "bad_request",
     "check_number",
@@ -129,9 +132,46 @@ def turn_parts(result: LangResult) -> list[Part]:
 
 def sse(data: Mapping[str, Any], event: str | None = None) -> bytes:
     """One server-sent event: ``data`` as compact JSON, named ``event`` when given."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = _COMPACT(data)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {text}\n\n".encode()
+
+
+# ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, set up once.
+_COMPACT = json_writer(allow_nan=True)
+# Where a value goes in an ``SSEShape``'s data: a string no value of ours is.
+SLOT = "\x00aiwrapper-slot\x00"
+_SLOT_JSON = _COMPACT(SLOT)
+_QUOTE = json.encoder.encode_basestring  # a str as JSON writes it (ensure_ascii off)
+
+
+class SSEShape:
+    """One kind of server-sent event written once, with ``SLOT`` where its values go.
+
+    A stream sends the same event again and again with one or two values changed (a text
+    delta, and an index or sequence number): ``text`` and ``numbered`` write only those, the
+    bytes ``sse`` would write for the data with the values in place.
+
+    Raises:
+        ValueError: ``data`` holds ``SLOT`` neither once nor twice.
+    """
+
+    __slots__ = ("_head", "_middle", "_tail")
+
+    def __init__(self, data: Mapping[str, Any], event: str | None = None) -> None:
+        pieces = sse(data, event).decode().split(_SLOT_JSON)
+        if len(pieces) not in (2, 3):
+            raise ValueError("an SSEShape has one or two slots")
+        self._head, self._tail = pieces[0], pieces[-1]
+        self._middle = pieces[1] if len(pieces) == 3 else ""
+
+    def text(self, value: str) -> bytes:
+        """The event of one slot with ``value`` in it."""
+        return f"{self._head}{_QUOTE(value)}{self._tail}".encode()
+
+    def numbered(self, number: int, value: str) -> bytes:
+        """The event of two slots with ``number`` in the first and ``value`` in the second."""
+        return f"{self._head}{int(number)}{self._middle}{_QUOTE(value)}{self._tail}".encode()
 
 
 def bad_request(message: str, param: str | None) -> GatewayError:

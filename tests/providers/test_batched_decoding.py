@@ -7,6 +7,8 @@ tests replay every recorded stream and a set of malformed frames through both pa
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -424,3 +426,52 @@ def test_an_openai_arguments_fragment_that_is_not_text_is_a_stream_error_both_wa
     _, error = _same_both_ways("openai", [_CALL_START, *run, bad])
     assert error is not None
     assert error.startswith("StreamError: openai: undecodable stream chunk")
+
+
+def _rewritten(data: str, how: str, rng: random.Random) -> str:
+    """A JSON frame written another way: its keys in another order, or spaced."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return data  # [DONE], say
+    if how == "shuffled":
+        return json.dumps(_shuffled(value, rng), ensure_ascii=False)
+    return " " + json.dumps(value, indent=None, separators=(" , ", " : ")) + "\t"
+
+
+def _shuffled(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict):
+        keys = list(value)
+        rng.shuffle(keys)
+        return {key: _shuffled(value[key], rng) for key in keys}
+    return [_shuffled(item, rng) for item in value] if isinstance(value, list) else value
+
+
+def _grown(frames: list[Any], times: int) -> list[Any]:
+    """The frames with each text or arguments delta repeated: a long stream to learn from."""
+    marks = ('"content":"', "_delta", '"partial_json"', '"arguments":"')
+    return [
+        repeated
+        for frame in frames
+        for repeated in [frame] * (times if any(m in str(frame) for m in marks) else 1)
+    ]
+
+
+@pytest.mark.parametrize("how", ["shuffled", "spaced"])
+@pytest.mark.parametrize(("wire", "path"), _recorded(), ids=lambda v: getattr(v, "name", v))
+def test_a_recorded_stream_written_another_way_decodes_to_the_same_events(
+    wire: str, path: Path, how: str
+) -> None:
+    # Every frame rewritten (the general path), each delta repeated past the point where an
+    # envelope is learned, goes cold and is learned again: the events are those recorded.
+    frames = _grown(_frames(path), 40)
+    rng = random.Random(f"{path.name}/{how}")
+    other = [
+        (frame[0], _rewritten(frame[1], how, rng))
+        if isinstance(frame, tuple)
+        else _rewritten(frame, how, rng)
+        for frame in frames
+    ]
+    recorded = _one_by_one(DECODERS[wire](), frames)
+    for size in (1, 7, len(frames)):
+        assert _batched(DECODERS[wire](), other, size) == recorded, size

@@ -30,7 +30,6 @@ copies of the blocks, so none ever reaches ``result.messages``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["MAX_BREAKPOINTS", "count_breakpoints", "place_breakpoints"]
@@ -41,16 +40,26 @@ _REFUSING = frozenset({"thinking", "redacted_thinking"})
 _Spot = tuple[list[Any], int]
 
 
-def place_breakpoints(body: dict[str, Any], cache: object) -> None:
-    """Add the automatic breakpoints to ``body`` in place (none when ``cache`` is False)."""
+def place_breakpoints(body: dict[str, Any], cache: object, *, unmarked: bool = False) -> None:
+    """Add the automatic breakpoints to ``body`` in place (none when ``cache`` is False).
+
+    ``unmarked`` says the encoder knows that no block of ``body`` carries a marker (nothing
+    the user wrote reached it), so none are counted.
+    """
     if cache is False:
         return
     system = body.get("system")
     if isinstance(system, str) and system:  # only a block carries a breakpoint
         body["system"] = [{"type": "text", "text": system}]
-    room = MAX_BREAKPOINTS - count_breakpoints(body)
+    mine = 0 if unmarked else count_breakpoints(body)
     wanted = [_final_message_spot(body), _system_spot(body), _tool_spot(body)]
-    chosen = [spot for spot in wanted if spot is not None][: max(room, 0)]
+    chosen = [spot for spot in wanted if spot is not None][: max(MAX_BREAKPOINTS - mine, 0)]
+    if not mine:  # the markers are all ours: every one 1-hour when extended, else 5-minute
+        marker = {"type": "ephemeral", "ttl": "1h"} if cache == "extended" else None
+        for holder, index in chosen:
+            control = dict(marker) if marker else {"type": "ephemeral"}
+            holder[index] = {**holder[index], "cache_control": control}
+        return
     # Prefix order, to give a 1-hour marker only where no 5-minute one comes before it.
     order = {id(holder): rank for rank, holder in enumerate(_holders(body))}
     chosen.sort(key=lambda spot: (order.get(id(spot[0]), len(order)), spot[1]))
@@ -67,8 +76,13 @@ def count_breakpoints(body: dict[str, Any]) -> int:
     count = 1 if "cache_control" in body else 0
     for holder in _holders(body):
         for block in holder:
-            # a tool_result's own blocks count too
-            count += _marked(block) + sum(_marked(inner) for inner in _nested(block))
+            if not isinstance(block, dict):
+                continue
+            if "cache_control" in block:
+                count += 1
+            nested = block.get("content")
+            if isinstance(nested, list):  # a tool_result's own blocks count too
+                count += sum(_marked(inner) for inner in nested)
     return count
 
 
@@ -76,14 +90,15 @@ def _marked(block: object) -> int:
     return 1 if isinstance(block, dict) and "cache_control" in block else 0
 
 
-def _holders(body: dict[str, Any]) -> Iterator[list[Any]]:
+def _holders(body: dict[str, Any]) -> list[list[Any]]:
     """The lists of blocks, in prefix order: tools, system, each message's content."""
-    for key in ("tools", "system"):
-        if isinstance(body.get(key), list):
-            yield body[key]
+    holders = [body[key] for key in ("tools", "system") if isinstance(body.get(key), list)]
     for message in body.get("messages") or ():
-        if isinstance(message, dict) and isinstance(message.get("content"), list):
-            yield message["content"]
+        if isinstance(message, dict):
+            content = message.get("content")
+            if isinstance(content, list):
+                holders.append(content)
+    return holders
 
 
 def _tool_spot(body: dict[str, Any]) -> _Spot | None:

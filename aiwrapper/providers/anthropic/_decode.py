@@ -148,13 +148,15 @@ class AnthropicStreamDecoder:
         this loop). Any other event goes to ``feed``; nothing here changed state before that.
         """
         blocks, text_delta, call_delta = self._blocks, TextDelta, ToolCallDelta
+        reading = self._envelope.tries(len(events))
         for name, data in events:
             value: Any = MISSING
             if name != "ping" and not self._done:
                 kind, index = self._kind, self._index
-                value = self._envelope.read(data)
+                value = self._envelope.read(data) if reading else MISSING
                 if value is MISSING:
                     kind, index, value = self._plain_delta(data)
+                    reading = not self._envelope.cold  # learned, or gone cold, just now
             block = blocks.get(index) if value is not MISSING else None
             if block is not None and value.__class__ is str:
                 if kind is _INPUT and block.kind == "tool_use" and value:

@@ -33,7 +33,7 @@ from ._name import NAME
 if TYPE_CHECKING:
     from ..._run._options import LangOptions
 
-__all__ = ["encode_extra_sampling", "encode_messages", "own_call_ids", "wire_id"]
+__all__ = ["encode_extra_sampling", "encode_messages", "holds_state", "own_call_ids", "wire_id"]
 
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -106,8 +106,19 @@ def encode_messages(
             out.append({"role": role, "content": blocks})
     for entry in out:
         # Anthropic wants every tool_result block first in its user message, before any other block.
-        entry["content"].sort(key=lambda block: block.get("type") != "tool_result")
+        _results_first(entry["content"])
     return _system(system), out
+
+
+def _results_first(blocks: list[dict[str, Any]]) -> None:
+    """Move ``tool_result`` blocks before the others (a stable sort, done only when needed)."""
+    other = False
+    for block in blocks:
+        if block.get("type") != "tool_result":
+            other = True
+        elif other:
+            blocks.sort(key=lambda block: block.get("type") != "tool_result")
+            return
 
 
 def _system(messages: Sequence[LangMessage]) -> str | list[dict[str, Any]]:
@@ -129,6 +140,17 @@ def _user_breakpoint(parts: Sequence[Part]) -> Any:
     return next((marker for marker in reversed(markers) if marker is not None), None)
 
 
+def holds_state(messages: Sequence[LangMessage]) -> bool:
+    """Whether a part of ``messages`` carries this provider's state (where the blocks the user
+    wrote, cache breakpoints among them, are kept)."""
+    for message in messages:
+        for part in message.parts:
+            state = part.state
+            if state is not None and state.provider == NAME:
+                return True
+    return False
+
+
 def own_call_ids(messages: Sequence[LangMessage]) -> set[str]:
     """Wire ids of the calls this provider made (the ones that can carry its thinking)."""
     return {
@@ -145,6 +167,13 @@ def _tool_result(message: LangMessage, media: MediaBlocks) -> dict[str, Any]:
         "type": "tool_result",
         "tool_use_id": wire_id(message.tool_call_id or ""),
     }
+    parts = message.parts
+    if len(parts) == 1 and parts[0].__class__ is TextPart and parts[0].state is None:
+        if parts[0].text:  # the common result: one text, nothing kept with it
+            block["content"] = parts[0].text
+        if message.is_error:
+            block["is_error"] = True
+        return block
     if any(isinstance(p, MediaPart) for p in message.parts):  # blocks, in the tool's order
         block["content"] = [_result_block(p, media) for p in message.parts if _is_content(p)]
     elif message.content:
@@ -178,11 +207,13 @@ def _media_for(role: str, media: MediaBlocks) -> MediaBlocks | None:
 def _blocks(
     parts: Sequence[Part], *, thinking: bool, media: MediaBlocks | None
 ) -> list[dict[str, Any]]:
-    kept = (p for p in parts if thinking or not _is_reasoning(p))
-    blocks = (
-        _media_block(part, media) if isinstance(part, MediaPart) else _block(part) for part in kept
-    )
-    return [block for block in blocks if block is not None]
+    blocks = []
+    for part in parts:
+        if thinking or not _is_reasoning(part):
+            block = _media_block(part, media) if isinstance(part, MediaPart) else _block(part)
+            if block is not None:
+                blocks.append(block)
+    return blocks
 
 
 def _media_block(part: MediaPart, media: MediaBlocks | None) -> dict[str, Any] | None:

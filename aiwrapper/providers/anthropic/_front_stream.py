@@ -24,7 +24,7 @@ from ..._conversation._runevents import (
 )
 from ..._conversation._runevents import ThinkingDelta as ThinkingText
 from .._callstate import call_part, packed_id
-from .._serving import GatewayError, sse, turn_parts
+from .._serving import SLOT, GatewayError, SSEShape, sse, turn_parts
 from ._decode import _STOP_REASONS
 from ._encode import wire_id
 
@@ -277,5 +277,24 @@ def _latest_signature(result: LangResult) -> str | None:
 
 
 def _delta(index: int, kind: str, key: str, value: str) -> bytes:
+    shape = _DELTAS.get((kind, key))
+    if shape is not None:  # the common deltas: written once
+        return shape.numbered(index, value)
     payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, key: value}}
     return sse(event="content_block_delta", data=payload)
+
+
+def _delta_shape(kind: str, key: str) -> SSEShape:
+    payload = {"type": "content_block_delta", "index": SLOT, "delta": {"type": kind, key: SLOT}}
+    return SSEShape(payload, "content_block_delta")
+
+
+_DELTAS = {
+    (kind, key): _delta_shape(kind, key)
+    for kind, key in (
+        ("text_delta", "text"),
+        ("thinking_delta", "thinking"),
+        ("input_json_delta", "partial_json"),
+        ("signature_delta", "signature"),
+    )
+}

@@ -18,6 +18,7 @@ all decoding ``_decode.py``'s.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -73,6 +74,7 @@ UNKNOWN = ModelFamily("adaptive")
 MIN_BUDGET = 1024  # the API's floor for budget_tokens
 
 
+@functools.lru_cache(maxsize=64)  # the rules never change: one family per model id
 def family_for(model: str) -> ModelFamily:
     """The generation of ``model``, from the model rules; unknown ids get the 4.6 shape.
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ... import _errors as errors
 from ..._conversation._events import Event
-from ..._knowledge._models import model_info
+from ..._knowledge._modelfacts import ModelFacts
 from ..._run._contract import Framing, OutputSupport, ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import output_spec
@@ -42,7 +42,7 @@ from .._base import merge_extra_body
 from .._vertex import VertexConfig, vertex_token
 from ._cache import place_breakpoints
 from ._decode import AnthropicStreamDecoder
-from ._encode import encode_extra_sampling, encode_messages, own_call_ids
+from ._encode import encode_extra_sampling, encode_messages, holds_state, own_call_ids
 from ._errors import error_from_response
 from ._models import (
     check_budget_fits,
@@ -103,6 +103,8 @@ class AnthropicProvider:
         self.version = version
         self.betas = tuple(betas)
         self.default_max_tokens = default_max_tokens
+        # What is known of each model (its output limit), kept while its sources stand.
+        self._facts = ModelFacts()
 
     def encode(self, request: ProviderRequest) -> HttpCall:
         """The Messages request for one round.
@@ -150,7 +152,10 @@ class AnthropicProvider:
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
-        place_breakpoints(body, options.cache)  # after extra_body: its markers count too
+        # After extra_body: its markers count too. Only what the user wrote can hold one: the
+        # options that go in as given, and the provider's own state on message parts.
+        unmarked = not (options.native_tools or options.extra_body or holds_state(request.messages))
+        place_breakpoints(body, options.cache, unmarked=unmarked)
         return HttpCall(
             self._url(body, request.stream), self._headers(options), body, request.stream
         )
@@ -187,13 +192,18 @@ class AnthropicProvider:
         self, model: str, options: LangOptions, thinking: dict[str, Any], reserve: int
     ) -> int:
         if options.max_tokens is None:
-            limit = _output_limit(model) if self.default_max_tokens is None else None
+            limit = self._output_limit(model) if self.default_max_tokens is None else None
             if limit is not None:
                 return limit
             return (self.default_max_tokens or _FALLBACK_MAX_TOKENS) + reserve
         interleaved = any(beta.startswith("interleaved-thinking") for beta in self.betas)
         check_budget_fits(options.max_tokens, thinking, interleaved=interleaved)
         return options.max_tokens
+
+    def _output_limit(self, model: str) -> int | None:
+        """The model's own output limit: thinking counts toward it, so no headroom is added."""
+        info = self._facts.info(NAME, model)
+        return info.max_output_tokens if info is not None else None
 
     def _headers(self, options: LangOptions) -> dict[str, str]:
         headers = (  # on Vertex the version rides in the body
@@ -212,12 +222,6 @@ class AnthropicProvider:
 
 
 _FALLBACK_MAX_TOKENS = 4096
-
-
-def _output_limit(model: str) -> int | None:
-    """The model's own output limit: thinking counts toward it, so no headroom is added."""
-    info = model_info(NAME, model)
-    return info.max_output_tokens if info is not None else None
 
 
 def _enabled(thinking: object) -> bool:

@@ -85,12 +85,15 @@ class OllamaDecoder:
         scanned, with no call in between (the stream benchmarks measure this loop). Any other
         line goes to ``feed``; nothing here has changed state before that.
         """
+        envelope = self._envelope
+        reading = envelope.tries(len(lines))
         for data in lines:
             plain, content = self._plain, None
             if plain is not None and not self._done:
-                content = self._envelope.read(data)
+                content = envelope.read(data) if reading else MISSING
                 if content is MISSING:
                     content = self._plain_content(data)
+                    reading = not envelope.cold  # learned, or gone cold, just now
             # Both think tags start with "<": content without one cannot hold or begin one.
             if content.__class__ is str and "<" not in content:
                 if content:
@@ -104,9 +107,10 @@ class OllamaDecoder:
         line = _scan_object(data)
         if line is None or line.get("done"):  # not an object (feed says what), or the last
             return None
-        message = line.get("message") if line.get("error") is None else None
-        if message.__class__ is not dict or len(message) != 2 or "role" not in message:
-            return None  # the role and the content only
+        message: Any = line.get("message") if line.get("error") is None else None
+        size = len(message) if message.__class__ is dict else 0
+        if size != 1 and (size != 2 or "role" not in message):
+            return None  # the content, maybe with the role, and nothing else
         if self._envelope.due:
             self._envelope.learn(data, line)
         return message.get("content")

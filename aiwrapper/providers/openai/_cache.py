@@ -19,7 +19,13 @@ import hashlib
 import json
 from typing import Any
 
+from ..._wire._jsontext import Declaration, dumps_sorted
+
 __all__ = ["add_cache_fields", "conversation_key"]
+
+# A string this long (an image's or a PDF's base64) is hashed alone, in slices of this size,
+# and stands in the key's text as its digest: never serialized, encoded or copied whole.
+_LONG = 1 << 16
 
 # A string this long (an image's or a PDF's base64) is hashed alone, in slices of this size,
 # and stands in the key's text as its digest: never serialized, encoded or copied whole.
@@ -50,9 +56,29 @@ def conversation_key(body: dict[str, Any], conversation: str) -> str:
         opening.append(item)
         if isinstance(item, dict) and item.get("role") == "user":
             break
-    head = [body.get("model"), body.get("tools"), body.get("instructions"), _digested(opening)]
-    text = json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    # The JSON of [model, tools, instructions, opening], keys sorted, written in parts: a tool
+    # offered by every request keeps its JSON (the same text ``json.dumps`` would write).
+    parts = (body.get("model"), _tools_json(body.get("tools")), body.get("instructions"))
+    text = f"[{_sorted(parts[0])},{parts[1]},{_sorted(parts[2])},{_sorted(_digested(opening))}]"
     return "aiw-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def _tools_json(tools: object) -> str:
+    if not isinstance(tools, list):
+        return _sorted(tools)
+    try:
+        listed = [t.sorted_json() if isinstance(t, Declaration) else _sorted(t) for t in tools]
+    except ValueError:  # NaN in a declaration: left to json.dumps
+        return _sorted(tools)
+    return "[" + ",".join(listed) + "]"
+
+
+def _sorted(value: object) -> str:
+    """``value`` as ``json.dumps(value, sort_keys=True, ...)`` writes it, NaN included."""
+    try:
+        return dumps_sorted(value)
+    except ValueError:  # NaN from extra_body: hashed as json.dumps writes it
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _digested(value: Any) -> Any:

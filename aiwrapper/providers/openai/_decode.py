@@ -162,6 +162,8 @@ class OpenAIStreamDecoder:
         try:
             chunk = _loads(data)
         except ValueError as exc:
+            if data.strip() == "[DONE]":  # white space around it, as some servers write
+                return self._on_done()
             raise self._undecodable(data) from exc
         return self._decode(chunk, data)
 
@@ -178,15 +180,17 @@ class OpenAIStreamDecoder:
         if envelope is None:
             # OpenAI pads each chunk with a random "obfuscation" string after the choices.
             envelope = self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
+        reading = envelope.tries(len(events))
         for _, data in events:
             chunk: Any = None  # the chunk parsed whole, where it was
             delta: Any = None
             read = False  # the delta was read from the envelope
             if self._model is not None and not self._done:  # the first chunk names the model
-                delta = envelope.read(data)
+                delta = envelope.read(data) if reading else MISSING
                 read = delta is not MISSING
                 if not read:
                     chunk, delta = self._parse(data, envelope)
+                    reading = not envelope.cold  # learned, or gone cold, just now
             if delta.__class__ is dict and len(delta) == 1:
                 content = delta.get("content")
                 if content.__class__ is str and content:

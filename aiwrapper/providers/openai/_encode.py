@@ -125,11 +125,16 @@ def encode_tools(profile: OpenAIProfile, request: ProviderRequest, body: dict[st
         # call, which forces the same call.
         tools = [t for t in tools if t.name == choice.name]
         choice = ToolChoice("required")
-    body["tools"] = [read_only_schema(t, "openai") for t in tools]
+    declarations = []
+    strict = False
+    for t in tools:  # one pass: the declarations, and whether one is declared strict
+        declarations.append(read_only_schema(t, "openai"))
+        strict = strict or t.strict is True
+    body["tools"] = declarations
     if choice is not None and profile.supports_tool_choice:
         body["tool_choice"] = _wire_tool_choice(choice)
     parallel = options.parallel_tool_calls
-    if parallel is None and any(t.strict is True for t in tools):
+    if parallel is None and strict:
         # Strict mode is documented as incompatible with parallel calls (a parallel call
         # may not match its schema). A user who asked for strict wants that guarantee, so
         # parallel calls go off; strict picked automatically (strict=None, lossless)

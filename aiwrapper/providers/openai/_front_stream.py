@@ -26,7 +26,7 @@ from ..._conversation._runevents import (
 )
 from ..._conversation._runevents import ThinkingDelta as ThinkingText
 from .._callstate import call_part, packed_id
-from .._serving import ClientRequest, GatewayError, sse
+from .._serving import SLOT, ClientRequest, GatewayError, SSEShape, sse
 from ..anthropic._front_stream import kept_block, signature
 from ._decode import _FINISH
 
@@ -56,17 +56,25 @@ class ChunkEncoder:
         # A call's first chunk waits for the next event: its provider state (packed into
         # the id) arrives just after the call starts.
         self._pending: list[FunctionCall] = []
+        # The chunks of a text, reasoning or arguments delta, written once for the stream.
+        self._text = self._shape({"content": SLOT})
+        self._reasoning = self._shape({"reasoning_content": SLOT})
+        self._fragment = self._shape(
+            {"tool_calls": [{"index": SLOT, "function": {"arguments": SLOT}}]}
+        )
 
     def event(self, event: RunEvent) -> bytes:
         """The chunk for one run event (empty when it shows nothing here)."""
+        if event.__class__ is TextDelta and self._started and not self._pending:
+            return self._text.text(event.text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 
     def _encoded(self, event: RunEvent) -> bytes:
         if isinstance(event, TextDelta):
-            return self._delta({"content": event.text})
+            return self._role() + self._text.text(event.text)
         if isinstance(event, ThinkingText):
-            return self._delta({"reasoning_content": event.text})
+            return self._role() + self._reasoning.text(event.text)
         if isinstance(event, CallStarted):
             self._pending.append(event.call)
             return b""
@@ -111,21 +119,30 @@ class ChunkEncoder:
         index = self._indexes.get(id(call))
         if index is None or not fragment:
             return b""
-        return self._delta({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+        return self._role() + self._fragment.numbered(index, fragment)
 
     def _delta(self, delta: dict[str, Any]) -> bytes:
         return self._chunk(delta, None)
 
     def _chunk(self, delta: dict[str, Any], finish_reason: str | None) -> bytes:
-        prefix = b""
-        if not self._started:  # the role goes on the first delta, as OpenAI sends it
-            self._started = True
-            prefix = self._chunk({"role": "assistant", "content": ""}, None)
+        return self._role() + sse(self._data(delta, finish_reason))
+
+    def _role(self) -> bytes:
+        """The role's chunk before the first delta, as OpenAI sends it; then nothing."""
+        if self._started:
+            return b""
+        self._started = True
+        return sse(self._data({"role": "assistant", "content": ""}, None))
+
+    def _data(self, delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
         chunk = {**self._envelope, "choices": [choice]}
         if self._include_usage:
             chunk["usage"] = None  # every chunk but the last carries a null usage
-        return prefix + sse(chunk)
+        return chunk
+
+    def _shape(self, delta: dict[str, Any]) -> SSEShape:
+        return SSEShape(self._data(delta, None))
 
 
 def new_id() -> str:

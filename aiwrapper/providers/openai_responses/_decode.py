@@ -130,7 +130,7 @@ class ResponsesStreamDecoder:
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE ``data`` payload (``keepalive`` and unknown types add nothing)."""
-        if self._done or data == "[DONE]":
+        if self._done or data == "[DONE]" or (data[:1] != "{" and data.strip() == "[DONE]"):
             return []  # some compatible servers end with [DONE]; OpenAI never sends it
         try:
             payload = _loads(data)
@@ -154,13 +154,16 @@ class ResponsesStreamDecoder:
         call in between. Any other event goes to ``feed``; nothing here changed state before.
         """
         calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
+        envelope = self._envelope
+        reading = envelope.tries(len(events))
         for _, data in events:
             piece: Any = MISSING
             if not self._done:
                 kind, key = self._kind, self._key
-                piece = self._envelope.read(data)
+                piece = envelope.read(data) if reading else MISSING
                 if piece is MISSING:
                     kind, key, piece = self._plain_delta(data)
+                    reading = not envelope.cold  # learned, or gone cold, just now
             if piece.__class__ is str and piece:
                 if kind is _TEXT:
                     into.append(text_delta(piece))

@@ -25,6 +25,7 @@ from ..._run._contract import ProviderRequest
 from ..._run._options import LangOptions
 from ..._run._output import OutputSpec, output_spec
 from ..._tools import Tool
+from ..._wire._jsontext import Declaration
 from .._base import (
     error_result_text,
     extra_sampling,
@@ -99,6 +100,13 @@ def request_body(
 def flat_tool(tool: Tool) -> dict[str, Any]:
     """A tool in the Responses shape: the Chat Completions function, flattened."""
     return _flat(tool.schema_for("openai")["function"])
+
+
+def _flat_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions tool entry flattened; a shared declaration's flat form is shared."""
+    if isinstance(entry, Declaration):
+        return entry.derived("responses", lambda shared: _flat(shared["function"]))
+    return _flat(entry["function"])
 
 
 def _flat(function: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +252,7 @@ def _encode_tools(request: ProviderRequest, profile: OpenAIProfile, body: dict[s
     # parallel calls off for tools declared strict); only the shapes differ here.
     encode_tools(profile, request, body)
     if "tools" in body:
-        body["tools"] = [_flat(entry["function"]) for entry in body["tools"]]
+        body["tools"] = [_flat_entry(entry) for entry in body["tools"]]
     choice = body.get("tool_choice")
     if isinstance(choice, dict):  # flat, unlike Chat Completions' {"function": {"name"}}
         body["tool_choice"] = {"type": "function", "name": choice["function"]["name"]}

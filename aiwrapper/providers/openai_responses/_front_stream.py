@@ -32,7 +32,7 @@ from ..._conversation._runevents import (
 )
 from ..._conversation._runevents import ThinkingDelta as ThinkingText
 from .._callstate import packed_id
-from .._serving import ClientRequest, GatewayError, sse, turn_parts
+from .._serving import SLOT, ClientRequest, GatewayError, SSEShape, sse, turn_parts
 from ._front_items import (
     Reasoning,
     call_item,
@@ -63,6 +63,7 @@ class _OpenItem:
     index: int
     item_id: str
     text: list[str] = field(default_factory=list)
+    deltas: SSEShape | None = None  # its delta event, written once
 
 
 @dataclass(slots=True)
@@ -74,6 +75,7 @@ class _OpenCall:
     item_id: str
     call_id: str
     streamed: bool = False
+    deltas: SSEShape | None = None  # its arguments delta event, written once
 
 
 class ResponseEventEncoder:
@@ -100,6 +102,15 @@ class ResponseEventEncoder:
 
     def event(self, event: RunEvent) -> bytes:
         """The SSE events for one run event (empty when it shows nothing here)."""
+        item = self._open
+        deltas = item.deltas if item is not None and item.kind == "message" else None
+        if deltas is not None and event.__class__ is TextDelta and not self._pending:
+            assert item is not None  # more text for the open message: its event written once
+            text = event.text
+            item.text.append(text)
+            number = self._sequence
+            self._sequence = number + 1
+            return deltas.numbered(number, text)
         out = self._flush(event.result) if self._pending else b""
         return out + self._encoded(event)
 
@@ -146,6 +157,17 @@ class ResponseEventEncoder:
         self._sequence += 1
         return out + sse(data, kind)
 
+    def _shape(self, kind: str, **fields: Any) -> SSEShape:
+        """The event ``_emit`` writes for ``kind`` and ``fields``, its number in a slot."""
+        return SSEShape({"type": kind, "sequence_number": SLOT, **fields}, kind)
+
+    def _filled(self, shape: SSEShape, value: str) -> bytes:
+        """``shape`` with the next sequence number and ``value`` (as ``_emit`` numbers)."""
+        out = self._begin()
+        number = self._sequence
+        self._sequence += 1
+        return out + shape.numbered(number, value)
+
     def _begin(self) -> bytes:
         """``response.created`` and ``.in_progress`` before the first event, once."""
         if self._sequence:
@@ -179,10 +201,12 @@ class ResponseEventEncoder:
             out = self._close_open()
             shown, part = self._advance(result, TextPart if kind == "message" else ThinkingPart)
             out += shown + self._open_item(kind, part)
-        assert self._open is not None
-        self._open.text.append(text)
-        where = self._where(self._open)
-        return out + self._emit(_DELTA[kind], **where, delta=text, **_extra(kind))
+        item = self._open
+        assert item is not None
+        item.text.append(text)
+        if item.deltas is None:
+            item.deltas = self._shape(_DELTA[kind], **self._where(item), delta=SLOT, **_extra(kind))
+        return out + self._filled(item.deltas, text)
 
     def _open_item(self, kind: ItemKind, part: Part | None) -> bytes:
         item_id = new_id("msg" if kind == "message" else "rs")
@@ -258,8 +282,11 @@ class ResponseEventEncoder:
         if open_call is None or not fragment:
             return b""
         open_call.streamed = True
-        where = {"item_id": open_call.item_id, "output_index": open_call.index}
-        return self._emit("response.function_call_arguments.delta", **where, delta=fragment)
+        if open_call.deltas is None:
+            where = {"item_id": open_call.item_id, "output_index": open_call.index}
+            kind = "response.function_call_arguments.delta"
+            open_call.deltas = self._shape(kind, **where, delta=SLOT)
+        return self._filled(open_call.deltas, fragment)
 
     def _call_done(self, call: FunctionCall) -> bytes:
         open_call = self._calls.pop(id(call), None)
