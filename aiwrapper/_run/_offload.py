@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+import anyio.lowlevel
 import anyio.to_thread
 
 from .._conversation._media import Media
@@ -135,9 +136,12 @@ def _media_size(media: Media) -> int:
 async def off_loop(work: Callable[[], T]) -> T:
     """``work()`` in a worker thread, within ``heavy_work``; the loop awaits its outcome.
 
-    A cancellation waits for ``work`` to finish (it is bounded computation), then goes on.
+    A cancellation waits for ``work`` to finish (it is bounded computation), then goes on
+    from here: the outcome is dropped, whatever the rest of the caller would not await.
     """
-    return await anyio.to_thread.run_sync(_in_heavy_work, work)
+    outcome = await anyio.to_thread.run_sync(_in_heavy_work, work)
+    await anyio.lowlevel.checkpoint_if_cancelled()
+    return outcome
 
 
 def _in_heavy_work(work: Callable[[], T]) -> T:
