@@ -19,6 +19,11 @@ an 8 MiB body of 40,000 tools, these held it for tens of ms each, and are avoide
 - freeing a parsed body is one uninterruptible cascade (about 20 ms for that body, wherever
   its last reference goes, the loop included). It is taken apart piecewise in the worker, and
   a refusal reaches the loop without the traceback whose frames would still hold it.
+
+The collector, the switch interval and the lock are those of all heavy work
+(``_run._offload``), which a served big request goes on with: ``Lang.chat`` copies, checks,
+encodes and writes it off the loop too. Once it is answered, ``release`` frees its
+conversation in a worker, a step at a time.
 """
 
 from __future__ import annotations
