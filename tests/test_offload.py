@@ -255,3 +255,34 @@ async def test_a_run_cancelled_while_its_request_is_built_off_the_loop_ends_clea
         result = await lang.chat(_conversation(wire))  # the next heavy run is served
     assert result.answer
     assert len(server.sent) == 1
+
+
+# ---- the collector --------------------------------------------------------------------------
+
+
+def test_what_heavy_work_leaves_alive_is_made_old_without_a_walk() -> None:
+    with _offload.heavy_work():
+        assert not gc.isenabled()
+        assert sys.getswitchinterval() == _offload.SWITCH_INTERVAL
+        kept = [[i] for i in range(3 * _offload.YOUNG_AFTER_WORK)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    assert len(gc.get_objects(0)) + len(gc.get_objects(1)) < _offload.YOUNG_AFTER_WORK
+    assert any(item is kept[-1] for item in gc.get_objects(2))
+
+
+def test_what_the_process_froze_itself_stays_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    collected: list[int] = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with _offload.heavy_work():
+            kept = [[i] for i in range(3 * _offload.YOUNG_AFTER_WORK)]
+        assert gc.get_freeze_count() == frozen  # not unfrozen by the work's promotion
+        assert collected == [1]  # the young generations walked instead
+    finally:
+        gc.unfreeze()
+        monkeypatch.setattr(gc, "collect", real)
+    assert len(kept) == 3 * _offload.YOUNG_AFTER_WORK
