@@ -271,18 +271,21 @@ def test_what_heavy_work_leaves_alive_is_made_old_without_a_walk() -> None:
     assert any(item is kept[-1] for item in gc.get_objects(2))
 
 
-def test_what_the_process_froze_itself_stays_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    collected: list[int] = []
-    real = gc.collect
-    monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+def test_a_process_that_froze_objects_keeps_them_frozen_and_collects_young_ones() -> None:
+    """``serve`` freezes what it loaded: heavy work there never unfreezes it, and the
+    collector runs young collections only (in short walks) while the work goes on."""
+    thresholds = gc.get_threshold()
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
         with _offload.heavy_work():
+            assert gc.isenabled()
+            assert gc.get_threshold()[:2] == thresholds[:2]
+            assert gc.get_threshold()[2] > 1_000_000  # no full collection meanwhile
             kept = [[i] for i in range(3 * _offload.YOUNG_AFTER_WORK)]
-        assert gc.get_freeze_count() == frozen  # not unfrozen by the work's promotion
-        assert collected == [1]  # the young generations walked instead
+            assert len(gc.get_objects(0)) < _offload.YOUNG_AFTER_WORK  # collected as it went
+        assert gc.get_freeze_count() == frozen  # not unfrozen
+        assert gc.get_threshold() == thresholds
     finally:
         gc.unfreeze()
-        monkeypatch.setattr(gc, "collect", real)
     assert len(kept) == 3 * _offload.YOUNG_AFTER_WORK

@@ -15,7 +15,8 @@ too. So, while heavy work runs (one piece at a time in the whole process, see ``
 - the garbage collector is paused: a full collection cannot be interrupted and walks every
   tracked object (about 100 ms over a big conversation). What the work leaves alive is moved
   to the oldest generation without a walk, in the worker, not walked by young collections
-  later on the loop;
+  later on the loop. In a process that froze objects (``gc.freeze``) that move would unfreeze
+  them, so there the collector runs young collections only, in short walks;
 - a single call into C must stay short: json's encoder holds the GIL for a whole value, so a
   body is written a slice of each long list at a time (``_bodybytes``);
 - freeing a big value is one uninterruptible cascade; ``take_apart`` frees JSON values a
@@ -32,7 +33,7 @@ import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 import anyio.lowlevel
@@ -67,6 +68,8 @@ _OTHER_PART = 64
 SWITCH_INTERVAL = 0.0005
 # Past this many young objects left by heavy work, they are collected before the loop gets them.
 YOUNG_AFTER_WORK = 10_000
+# A full-collection threshold never reached while heavy work runs.
+_NO_FULL_COLLECTION = 1 << 30
 # One piece of heavy work at a time, in the whole process (whose are the collector and the
 # switch interval): the collector's pauses stay apart, and so does the memory of the work.
 _HEAVY = threading.Lock()
@@ -153,8 +156,14 @@ def _in_heavy_work(work: Callable[[], T]) -> T:
 def heavy_work() -> Iterator[None]:
     """The conditions heavy work runs under in its worker (see the module docstring): alone
     in the process, without automatic collections, with a short switch interval."""
-    with _HEAVY, _collector_paused(), _fine_switching():
+    with _HEAVY, _collector_held(), _fine_switching():
         yield
+
+
+def _collector_held() -> AbstractContextManager[None]:
+    """No full collection meanwhile: the collector paused, or, in a process that froze
+    objects of its own (``serve`` freezes what it loaded), kept to young collections."""
+    return _young_collections_only() if gc.get_freeze_count() else _collector_paused()
 
 
 @contextmanager
@@ -183,13 +192,30 @@ def _promote_young() -> None:
     Freezing and unfreezing does it without walking them: each moves whole generations, as
     two splices of the collector's lists (a young collection would walk them all, about 20 ms
     for an 8 MiB conversation, the loop waiting). What the process froze itself would be
-    unfrozen too, so then they are walked by a young collection instead.
+    unfrozen too: such a process is never paused (``_young_collections_only``).
     """
-    if gc.get_freeze_count():
-        gc.collect(1)  # the young generations only: never the whole process's objects
+    if gc.get_freeze_count():  # frozen meanwhile: walked by a young collection instead
+        gc.collect(1)
         return
     gc.freeze()
     gc.unfreeze()
+
+
+@contextmanager
+def _young_collections_only() -> Iterator[None]:
+    """The collector runs, but never a full collection meanwhile.
+
+    Young collections then walk what the work makes a few thousand objects at a time, each
+    well under a ms, where a young collection of it all at the end would hold the GIL tens
+    of ms. The survivors age as usual; a process that froze objects is spared a walk of
+    those only in full collections, which this leaves to their usual pace.
+    """
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
 
 
 @contextmanager
