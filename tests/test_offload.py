@@ -63,6 +63,12 @@ def test_a_small_conversation_is_not_heavy_and_a_big_one_is() -> None:
     assert is_heavy([LangMessage("user", [MediaPart(image)])])
     assert is_heavy_input([LangMessage("user", [TextPart("look"), MediaPart(image)])])
     assert not is_heavy_input("x" * HEAVY_BYTES)  # a prompt: one message, cheap to read
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "x" * 300_000}}
+    assert is_heavy_input([{"role": "assistant", "tool_calls": [call]}])
+    assert is_heavy_input([{"role": "user", "content": [{}] * 10_000}])  # many parts
+    assert is_heavy([LangMessage("user", [TextPart("")] * 10_000)])
+    hostile = [{"role": "user", "content": 5, "tool_calls": 5}, {"content": [5, None]}, 5, None]
+    assert not is_heavy_input(hostile)  # reading it says what is wrong, not the estimate
     assert not is_heavy_input(iter([{"role": "user", "content": "x" * HEAVY_BYTES}]))
 
 

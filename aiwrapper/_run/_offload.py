@@ -41,7 +41,7 @@ import anyio.to_thread
 
 from .._conversation._media import Media
 from .._conversation._messages import LangMessage
-from .._conversation._parts import MediaPart, TextPart, ThinkingPart
+from .._conversation._parts import MediaPart, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = [
     "HEAVY_BYTES",
@@ -62,8 +62,8 @@ HEAVY_BYTES = 256 * 1024
 # Messages past which a conversation is heavy whatever they hold (each costs µs to handle);
 # under it, the estimate walks them, which costs little next to handling them.
 _MANY_MESSAGES = 2_048
-# What a part that is neither text nor media (a call, provider state) counts for.
-_OTHER_PART = 64
+# What any part counts for besides its text or data: a few thousand parts at most are looked at.
+_PART = 64
 # How long a worker doing heavy work may keep the GIL while the loop waits for it.
 SWITCH_INTERVAL = 0.0005
 # Past this many young objects left by heavy work, they are collected before the loop gets them.
@@ -77,13 +77,12 @@ _HEAVY = threading.Lock()
 
 def is_heavy(messages: Sequence[LangMessage]) -> bool:
     """Whether sending ``messages`` is heavy work (see the module docstring), estimated from
-    their count and the size of their text and media, without touching more than a few
-    thousand parts."""
+    their count and the size of their parts, without looking at more than a few thousand."""
     if len(messages) >= _MANY_MESSAGES:
         return True
     size = 0
     for message in messages:
-        size += _message_size(message)
+        size = _message_size(message, size)
         if size >= HEAVY_BYTES:
             return True
     return False
@@ -99,41 +98,62 @@ def is_heavy_input(given: object) -> bool:
     size = 0
     for message in given:
         if isinstance(message, LangMessage):
-            size += _message_size(message)
+            size = _message_size(message, size)
         elif isinstance(message, dict):
-            content = message.get("content")
-            size += len(content) if isinstance(content, str) else _parts_size(content)
+            size = _dict_size(message, size)
         if size >= HEAVY_BYTES:
             return True
     return False
 
 
-def _message_size(message: LangMessage) -> int:
-    size = 0
+def _message_size(message: LangMessage, size: int) -> int:
+    """``size`` plus what ``message`` weighs, counted until ``HEAVY_BYTES`` is reached."""
     for part in message.parts:
         kind = part.__class__
         if kind is TextPart or kind is ThinkingPart:
-            size += len(part.text)  # type: ignore[union-attr]
+            size += _PART + len(part.text)  # type: ignore[union-attr]
         elif kind is MediaPart:
-            size += _media_size(part.media)  # type: ignore[union-attr]
+            size += _PART + _media_size(part.media)  # type: ignore[union-attr]
+        elif kind is ToolCallPart:
+            size += _PART + _text_size(part.call.raw_arguments)  # type: ignore[union-attr]
         else:
-            size += _OTHER_PART
+            size += _PART
+        if size >= HEAVY_BYTES:
+            break
     return size
 
 
-def _parts_size(content: object) -> int:
-    if not isinstance(content, list):
-        return _OTHER_PART
-    size = 0
-    for part in content:
-        text = part.get("text") if isinstance(part, dict) else None
-        size += len(text) if isinstance(text, str) else _OTHER_PART
+def _dict_size(message: dict[Any, Any], size: int) -> int:
+    """``size`` plus what a message dict weighs (its text, its parts, its calls), counted
+    until ``HEAVY_BYTES`` is reached."""
+    content = message.get("content")
+    size += _PART + _text_size(content)
+    for items in (content, message.get("tool_calls")):
+        if isinstance(items, list):
+            for item in items:
+                size += _PART + _text_size(_text_of(item))
+                if size >= HEAVY_BYTES:
+                    return size
     return size
+
+
+def _text_of(item: object) -> object:
+    """A part's text, or a call's arguments, in a message dict."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict):
+        return function.get("arguments")
+    return item.get("text")
+
+
+def _text_size(text: object) -> int:
+    return len(text) if isinstance(text, str) else 0
 
 
 def _media_size(media: Media) -> int:
     data = media._data
-    return len(data) if data is not None else _OTHER_PART
+    return len(data) if data is not None else 0
 
 
 async def off_loop(work: Callable[[], T]) -> T:
