@@ -12,6 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import anyio.to_thread
@@ -25,6 +26,7 @@ from ._knowledge._modelfacts import ModelFacts
 from ._run._callsetup import CallSetup, setup_key
 from ._run._decisions import decision_map, saved
 from ._run._loop import Run
+from ._run._offload import is_heavy_input, off_loop
 from ._run._options import EventCallback, OptionsLike, merge_options
 from ._run._overrides import CallOverrides, LangOptionsDict
 from ._run._stream import RunStream
@@ -293,6 +295,9 @@ class Lang:
         self, messages: MessagesLike, options: OptionsLike = None, **overrides: Any
     ) -> LangResult[Any]:
         """Continue a conversation (``result.messages`` or a list of message dicts)."""
+        if is_heavy_input(messages):  # a big conversation is read and checked off the loop
+            run = await off_loop(partial(self._start, messages, options, overrides))
+            return await run.run()
         return await self._start(messages, options, overrides).run()
 
     @overload

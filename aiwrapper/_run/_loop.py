@@ -31,6 +31,7 @@ from ._decisions import Decision, checked_decisions, pending_calls
 from ._early import EarlyStart, early_start
 from ._execution import CallExecutor
 from ._media_checks import sendable
+from ._offload import is_heavy, off_loop
 from ._options import LangOptions
 from ._steps import Steps
 from ._structured import OutputPlan
@@ -204,7 +205,11 @@ class Run:
         model = options.model or self.model.model
         # Images and documents checked against the wire and the model before the turn begins:
         # a request refused here leaves the conversation as it was.
-        messages = sendable(result.messages, self.model.name, model, self._facts)
+        if is_heavy(result.messages):  # a big conversation is walked off the event loop
+            check = partial(sendable, result.messages, self.model.name, model, self._facts)
+            messages = await off_loop(check)
+        else:
+            messages = sendable(result.messages, self.model.name, model, self._facts)
         watch = self.watch
         # Partial arguments are for on_result's snapshots; events hand out the fragments.
         assembler = Assembler(self.model.name, live=watch.on_result is not None)

@@ -23,7 +23,11 @@ MAX_RETRY_HINT = 86_400.0
 
 @dataclass(frozen=True, slots=True)
 class HttpCall:
-    """One HTTP request, ready to send: ``POST url`` with ``headers`` and a JSON ``body``."""
+    """One HTTP request, ready to send: ``POST url`` with ``headers`` and a JSON ``body``.
+
+    ``content``, when set, is the body's JSON bytes, written already (a big request's, off the
+    event loop); ``body`` may then be left empty.
+    """
 
     url: str
     headers: dict[str, str] = field(repr=False)  # they hold the API key
@@ -31,6 +35,7 @@ class HttpCall:
     stream: bool
     provider: str = ""  # for log lines; the model sets both before sending
     model: str = ""
+    content: bytes | None = field(default=None, repr=False)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:

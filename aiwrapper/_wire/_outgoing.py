@@ -85,7 +85,8 @@ class RequestBuilder:
         self._prepared: dict[_Key, _Prepared] = {}
 
     def build(self, client: httpx.AsyncClient, call: HttpCall) -> httpx.Request:
-        """``POST call.url`` with the call's headers and its body as compact JSON.
+        """``POST call.url`` with the call's headers and its body as compact JSON (its
+        ``content`` when written already).
 
         Raises:
             ConfigError: the URL, a header value or the body cannot be sent.
@@ -97,7 +98,7 @@ class RequestBuilder:
             if len(self._prepared) >= _MOST_PREPARED:
                 self._prepared.clear()
             self._prepared[key] = prepared
-        content = json_bytes(call.body)
+        content = call.content if call.content is not None else json_bytes(call.body)
         if client.cookies or client.params:  # httpx merges these in; rare for an API client
             return client.build_request(
                 "POST", prepared.url, content=content, headers=prepared.headers

@@ -29,7 +29,7 @@ from ..providers._serving import Frontend, GatewayError, StreamEncoder
 from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
 from ._browser import BrowserRules, require_json
 from ._hops import HOP_HEADER, Hops
-from ._reading import Decoded, read_request
+from ._reading import Decoded, read_request, release
 from ._redact import Redactor, printable
 from ._upstream import as_gateway_error
 
@@ -178,6 +178,7 @@ class Gateway:
                 await _answer(front, decoded, lang, exchange, hops)
             finally:
                 group.cancel_scope.cancel()
+        await release(decoded)  # a big conversation is freed off the loop
 
 
 def _check_positive(**numbers: float) -> None:

@@ -19,22 +19,23 @@ an 8 MiB body of 40,000 tools, these held it for tens of ms each, and are avoide
 - freeing a parsed body is one uninterruptible cascade (about 20 ms for that body, wherever
   its last reference goes, the loop included). It is taken apart piecewise in the worker, and
   a refusal reaches the loop without the traceback whose frames would still hold it.
+
+The collector, the switch interval and the lock are those of all heavy work
+(``_run._offload``), which a served big request goes on with: ``Lang.chat`` copies, checks,
+encodes and writes it off the loop too. Once it is answered, ``release`` frees its
+conversation in a worker, a step at a time.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from .._run._offload import SWITCH_INTERVAL, YOUNG_AFTER_WORK, heavy_work, take_apart
 from ..providers._callstate import unpack_calls
 from ..providers._serving import ClientRequest, Frontend, GatewayError, in_call_order
 from ._jsonsteps import loads as loads_in_steps
@@ -42,7 +43,7 @@ from ._jsonsteps import loads as loads_in_steps
 if TYPE_CHECKING:
     from .._conversation._messages import LangMessages
 
-__all__ = ["Decoded", "read_request"]
+__all__ = ["Decoded", "read_request", "release", "take_apart"]
 
 logger = logging.getLogger("aiwrapper.gateway")
 
@@ -51,12 +52,12 @@ _INLINE_BODY_BYTES = 8 * 1024
 # Past this size json's C parser would hold the GIL (and so the loop) for more than a few ms.
 _PREEMPTIBLE_BODY_BYTES = 256 * 1024
 # How long a worker reading a big body may keep the GIL while the loop waits for it.
-_SWITCH_INTERVAL = 0.0005
+_SWITCH_INTERVAL = SWITCH_INTERVAL
 # Past this many young objects left by a read, they are collected before the loop gets them.
-_YOUNG_AFTER_READING = 10_000
-# One big body at a time, in the whole process (whose are the collector and the switch
-# interval): the collector's pauses stay apart, and so does the memory of parsing.
-_HEAVY = threading.Lock()
+_YOUNG_AFTER_READING = YOUNG_AFTER_WORK
+# Messages past which a served conversation is freed off the loop, and how many at a time.
+_MANY_TO_RELEASE = 1_000
+_RELEASE_STEP = 1_000
 
 
 @dataclass(slots=True, frozen=True)
@@ -83,13 +84,32 @@ async def read_request(front: Frontend, chunks: list[bytes]) -> Decoded:
     return outcome
 
 
+async def release(decoded: Decoded) -> None:
+    """Free a served request's conversation, when it is big, in a worker thread.
+
+    The decoded request's two lists of messages (as sent, and in call order) hold the last
+    references to the conversation once the answer is sent: dropped at once on the loop, they
+    would be freed in one cascade (about 10 ms for thousands of messages). They are emptied in
+    place instead, a thousand messages at a time.
+    """
+    if len(decoded.messages) >= _MANY_TO_RELEASE:
+        lists = (decoded.request.messages, decoded.messages)
+        await anyio.to_thread.run_sync(_empty_in_steps, lists)
+
+
+def _empty_in_steps(lists: tuple[list[Any], ...]) -> None:
+    for messages in lists:
+        while messages:  # each step frees what only its messages held; the GIL passes between
+            del messages[-_RELEASE_STEP:]
+
+
 def _read_off_loop(front: Frontend, chunks: list[bytes]) -> Decoded | GatewayError:
     """``_decode`` in a worker thread; a refusal is returned, not raised (see ``_detached``)."""
     body = b"".join(chunks)
     chunks.clear()  # the body is held once, and its chunks are freed here
     if len(body) < _PREEMPTIBLE_BODY_BYTES:
         return _read_held(front, body)
-    with _HEAVY, _collector_paused(), _fine_switching():
+    with heavy_work():  # alone, without collections, with a short switch interval
         return _read_held(front, body)
 
 
@@ -139,72 +159,3 @@ def _detached(error: GatewayError) -> GatewayError:
             link.__traceback__ = None
             chain += (link.__cause__, link.__context__)
     return error
-
-
-def take_apart(held: list[Any]) -> None:
-    """Empty ``held`` and free the JSON values it held a container at a time.
-
-    Freeing a big parsed body at once is one uninterruptible cascade; emptied container by
-    container, it yields the GIL at every switch interval. A container something else still
-    refers to (a request keeping a tool's schema, say) is left whole, never emptied: its
-    holder frees it in time.
-    """
-    stack = held
-    references = sys.getrefcount
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if references(item) > _SOLE_REFERENCES:
-                continue
-            stack.extend(item.values())
-        elif kind is list:
-            if references(item) > _SOLE_REFERENCES:
-                continue
-            stack.extend(item)
-        else:
-            continue  # a string or a number: nothing under it
-        item.clear()
-
-
-def _sole_references() -> int:
-    """What ``take_apart`` counts for a container nothing else holds, found with the very
-    statements it runs: interpreters differ in the references they count (3.14 borrows some)."""
-    stack: list[Any] = [[]]
-    references = sys.getrefcount
-    item = stack.pop()
-    return references(item)
-
-
-_SOLE_REFERENCES = _sole_references()
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No automatic garbage collection meanwhile (one big body is read at a time).
-
-    What the read leaves alive (a served request's conversation: about 140,000 objects for an
-    8 MiB one) is all young then. Left to the collector, it would be walked by one young
-    collection and again as it ages, the second time likely within the request's run on the
-    loop; it is moved to the old generation here instead, in one walk.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if gc.get_count()[0] > _YOUNG_AFTER_READING:
-                gc.collect(1)  # the young generations only: never the whole process's objects
-            gc.enable()
-
-
-@contextmanager
-def _fine_switching() -> Iterator[None]:
-    """The GIL passes between threads every ``_SWITCH_INTERVAL`` meanwhile."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, _SWITCH_INTERVAL))
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(interval)

@@ -9,13 +9,16 @@ no httpx (that stays in ``_http.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn, Protocol
 
 from typing_extensions import Unpack
 
 from .. import _errors as errors
 from .._conversation._events import Event
+from .._run._bodybytes import body_bytes
 from .._run._contract import EventSink, Provider, ProviderRequest, StreamDecoder, output_support
+from .._run._offload import is_heavy, off_loop, take_apart
 from .._wire._credentials import BearerToken
 from .._wire._eventstream import EventStreamDecoder
 from .._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
@@ -80,19 +83,40 @@ class HttpModel:
             RequestTimeoutError: the provider did not answer in time.
             StreamError: the response broke off or could not be decoded.
         """
-        encoded = self.provider.encode(request)
-        # Named for the log lines; built directly, at half the cost of dataclasses.replace.
-        call = HttpCall(
-            encoded.url, encoded.headers, encoded.body, encoded.stream, self.name, request.model
-        )
+        if is_heavy(request.messages):  # encoded and written off the event loop
+            call = await off_loop(partial(self._written, request))
+        else:
+            encoded = self.provider.encode(request)
+            # Named for the log lines; built directly, at half the cost of dataclasses.replace.
+            call = HttpCall(
+                encoded.url, encoded.headers, encoded.body, encoded.stream, self.name, request.model
+            )
         if self.signer is not None:
             signed = await self.signer.headers(call.url, call.body)
             headers = {**call.headers, **signed}
-            call = HttpCall(call.url, headers, call.body, call.stream, call.provider, call.model)
+            call = HttpCall(
+                call.url, headers, call.body, call.stream, call.provider, call.model, call.content
+            )
         if self.auth is not None:
             await self._send_authorized(self.auth, call, request, sink)
             return
         await self._send(call, request, sink)
+
+    def _written(self, request: ProviderRequest) -> HttpCall:
+        """The call for a heavy ``request``, its body written to bytes, in a worker thread
+        (``_run._offload``). The body itself is kept for a signer only; otherwise it is freed
+        here, a piece at a time, rather than at once on the loop."""
+        encoded = self.provider.encode(request)
+        content = body_bytes(encoded.body)
+        body = encoded.body if self.signer is not None else {}
+        call = HttpCall(
+            encoded.url, encoded.headers, body, encoded.stream, self.name, request.model, content
+        )
+        if self.signer is None:
+            held = [encoded.body]
+            del encoded, body
+            take_apart(held)
+        return call
 
     async def _send(self, call: HttpCall, request: ProviderRequest, sink: EventSink) -> None:
         limits = request.options.limits or _DEFAULT_SIZES
@@ -186,7 +210,9 @@ class HttpModel:
 
 def _with_token(call: HttpCall, token: str) -> HttpCall:
     headers = {**call.headers, "Authorization": f"Bearer {token}"}
-    return HttpCall(call.url, headers, call.body, call.stream, call.provider, call.model)
+    return HttpCall(
+        call.url, headers, call.body, call.stream, call.provider, call.model, call.content
+    )
 
 
 def _batched(decoder: StreamDecoder, sse: bool) -> _FeedMany:

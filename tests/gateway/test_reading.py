@@ -198,3 +198,30 @@ async def test_what_a_big_read_leaves_alive_is_collected_before_the_loop_gets_it
     assert len(freed) == 1
     assert len(young) == 1
     assert young[0] < _reading._YOUNG_AFTER_READING  # not the 6,000 messages' 20,000 objects
+
+
+@pytest.mark.parametrize("wire", list(PATHS))
+async def test_a_big_served_conversation_is_freed_off_the_loop(
+    wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its two lists of messages held the last references: emptied in a worker, a step at a
+    time, once the answer is sent; a small one is left to the loop."""
+    emptied: list[tuple[int, list[int]]] = []
+    real = _reading._empty_in_steps
+
+    def spied(lists: tuple[list[Any], ...]) -> None:
+        sizes = [len(messages) for messages in lists]
+        real(lists)
+        assert all(not messages for messages in lists)
+        emptied.append((threading.get_ident(), sizes))
+
+    monkeypatch.setattr(_reading, "_empty_in_steps", spied)
+    reply, _, _ = await _post(wire, _body(wire, messages=2_000), monkeypatch)
+    assert reply.status_code == 200
+    assert "done" in reply.text
+    assert emptied == [(emptied[0][0], [2_000, 2_000])]
+    assert emptied[0][0] != threading.get_ident()
+    emptied.clear()
+    reply, _, _ = await _post(wire, _body(wire, messages=10), monkeypatch)
+    assert reply.status_code == 200
+    assert emptied == []
