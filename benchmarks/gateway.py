@@ -54,7 +54,7 @@ def child(cpu_port: int, many_port: int) -> None:
 
     from aiwrapper.gateway import Gateway
     from aiwrapper.gateway._serve import _log_to_stderr
-    from aiwrapper.gateway._server import ServerLimits, uvicorn_config
+    from aiwrapper.gateway._server import ServerLimits, settle, uvicorn_config
 
     def backend(port: int, scenario: str, **options: object) -> Lang:
         base = f"http://127.0.0.1:{port}/{scenario}/v1"
@@ -74,6 +74,7 @@ def child(cpu_port: int, many_port: int) -> None:
     config = uvicorn_config(gateway, host="127.0.0.1", port=0, limits=ServerLimits())
     config.log_level = "warning"
     _log_to_stderr()  # the access log, one line per request (stderr is /dev/null here)
+    settle(config)  # as serve does: what the process holds once set up is out of gc's sight
     uvicorn.Server(config).run(sockets=[listener])
 
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._errors import ConfigError
-from .._run._options import merge_options
 from .._wire._telemetry import server_span
 from ..providers._registry import frontends
 from ..providers._serving import Frontend, GatewayError, StreamEncoder
-from ._asgi import Exchange, Receive, Scope, Send, cancel_on_disconnect, error_headers, is_loopback
+from ._asgi import Exchange, Receive, Scope, Send, error_headers, is_loopback, unless_disconnected
 from ._browser import BrowserRules, require_json
+from ._calloptions import run_options
 from ._hops import HOP_HEADER, Hops
 from ._reading import Decoded, read_request, release
 from ._redact import Redactor, printable
@@ -44,8 +44,6 @@ logger = logging.getLogger("aiwrapper.gateway")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole request body: a trickle holds no slot longer
-# One model request per client request: the client executes the calls.
-_TRANSLATOR = {"auto_execute": False, "max_iterations": 1}
 
 
 class Gateway:
@@ -172,12 +170,9 @@ class Gateway:
                 code="model_not_found",
             )
         exchange.route = decoded.request.route
-        async with anyio.create_task_group() as group:
-            group.start_soon(cancel_on_disconnect, exchange.receive, group.cancel_scope)
-            try:
-                await _answer(front, decoded, lang, exchange, hops)
-            finally:
-                group.cancel_scope.cancel()
+        await unless_disconnected(
+            exchange.receive, lambda: _answer(front, decoded, lang, exchange, hops)
+        )
         await release(decoded)  # a big conversation is freed off the loop
 
 
@@ -200,12 +195,7 @@ async def _answer(
 ) -> None:
     """Run the request on ``lang`` and send the answer; errors go to the client, never up."""
     request = decoded.request
-    options = {k: v for k, v in request.options.items() if v is not None}
-    options.update(_TRANSLATOR)
-    # The route's own headers (a proxy's auth, say) stay: a layer's headers replace the lower
-    # layer's whole, so they are merged here.
-    route_headers = merge_options(lang.options).extra_headers or {}
-    options["extra_headers"] = {**route_headers, **(options.get("extra_headers") or {}), **hops}
+    options = run_options(request.options, lang.options, hops)
     encoder = front.encoder(request) if request.stream else None
     try:
         if encoder is not None:

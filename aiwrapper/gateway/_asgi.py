@@ -8,17 +8,27 @@ log. ``cancel_on_disconnect`` ends whatever work is running when the client goes
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import math
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import anyio
 from anyio import CancelScope
 
 from .._wire._jsontext import json_writer
 from ..providers._serving import GatewayError
 
-__all__ = ["Exchange", "Receive", "Scope", "Send", "cancel_on_disconnect", "is_loopback"]
+__all__ = [
+    "Exchange",
+    "Receive",
+    "Scope",
+    "Send",
+    "cancel_on_disconnect",
+    "is_loopback",
+    "unless_disconnected",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -44,6 +54,7 @@ class Exchange:
         self.status: int | None = None  # set when the response starts
         self.route: str | None = None  # the route served, for the access log
         self.extra_headers: list[tuple[bytes, bytes]] = []  # on every response (CORS)
+        self._headers: dict[bytes, bytes] | None = None  # the request's, by lower-case name
 
     @property
     def started(self) -> bool:
@@ -56,11 +67,15 @@ class Exchange:
         return None if value is None else value.decode("latin-1")
 
     def raw_header(self, name: bytes) -> bytes | None:
-        """A request header's value as sent (``name`` in lower case)."""
-        for key, value in self.scope.get("headers") or ():
-            if key.lower() == name:
-                return bytes(value)
-        return None
+        """A request header's value as sent (``name`` in lower case; the first one of a
+        repeated header)."""
+        headers = self._headers
+        if headers is None:  # looked up by name from now on: a request reads several
+            headers = self._headers = {}
+            for key, value in self.scope.get("headers") or ():
+                headers.setdefault(key.lower(), value)
+        value = headers.get(name)
+        return None if value is None else bytes(value)
 
     async def read_body(self, limit: int) -> list[bytes]:
         """The request body as the chunks it came in, refused with 413 past ``limit`` bytes
@@ -142,6 +157,50 @@ def is_loopback(scope: Scope) -> bool:
         return ipaddress.ip_address(str(client[0]).split("%")[0]).is_loopback
     except ValueError:
         return False  # a name or anything else unparseable is not known to be local
+
+
+async def unless_disconnected(receive: Receive, work: Callable[[], Awaitable[None]]) -> None:
+    """Run ``work()``, cancelled when the client disconnects meanwhile (after the body was read).
+
+    On asyncio the watcher is a bare task, cancelled once ``work`` is over: an anyio task
+    group costs about 60 microseconds more per request (making the task, cancelling its scope,
+    waiting for the watcher to end), a tenth of serving a small request. Elsewhere (trio) it is
+    a task group. Either way a disconnect cancels ``work`` through an anyio cancel scope.
+    """
+    if _asyncio_task() is None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(cancel_on_disconnect, receive, group.cancel_scope)
+            try:
+                await work()
+            finally:
+                group.cancel_scope.cancel()
+        return
+    with CancelScope() as scope:
+        watcher = asyncio.get_running_loop().create_task(_watch(receive, scope))
+        try:
+            await work()
+        finally:
+            watcher.cancel()  # it ends at its next step; nothing waits for that
+            if watcher.done() and not watcher.cancelled():
+                watcher.result()  # a failure of ``receive`` is raised, as a task group would
+
+
+async def _watch(receive: Receive, scope: CancelScope) -> None:
+    """``cancel_on_disconnect``, also cancelling ``scope`` when ``receive`` fails (as a task
+    group cancels its tasks when one fails)."""
+    try:
+        await cancel_on_disconnect(receive, scope)
+    except Exception:
+        scope.cancel()
+        raise
+
+
+def _asyncio_task() -> asyncio.Task[Any] | None:
+    """The asyncio task running this, or None under another event loop (trio)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no asyncio loop running in this thread
+        return None
 
 
 async def cancel_on_disconnect(receive: Receive, scope: CancelScope) -> None:
