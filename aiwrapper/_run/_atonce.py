@@ -132,41 +132,42 @@ class QuickCalls:
         """The seconds a call of ``tool`` may take: the tool's own, else the run's."""
         return tool.timeout if tool.timeout is not None else self.options.tool_timeout
 
-    def finishes_at_once(self, call: FunctionCall) -> bool:
-        """Whether running ``call`` can never suspend: its tool's function never awaits (or
-        it is answered without running), and no handler, approval or timeout is awaited for
-        it (a timeout's cancel scope must be entered before the call's first step)."""
+    def quick_tool(self, call: FunctionCall) -> Tool | None:
+        """The tool of a planned ``call`` that can run start to end where it stands: its
+        function never awaits, and no handler, approval or timeout is awaited around it (a
+        timeout's cancel scope must be entered before the call's first step). None for a
+        call of no known tool, a repeat, or one that may suspend."""
         tool = self.tools.get(call.name)
-        if tool is None or self.repeats[id(call)]:
-            return True  # answered at once with an error
+        if tool is None or not tool.finishes_at_once or self.repeats[id(call)]:
+            return None
         options = self.options
+        if options.function_handler is not None or self.timeout(tool) is not None:
+            return None
         if options.approve is not None and self.ask_approval(tool):
-            return False
-        return (
-            tool.finishes_at_once
-            and options.function_handler is None
-            and self.timeout(tool) is None
-        )
+            return None
+        return tool
 
     async def run_quick_first(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
         """Run the calls that cannot suspend here, in call order, then the others together.
 
         Only when ``runs_quick``. Beside the others, a call that never gives way would run
         start to end in one step all the same: a task of its own would only add its cost.
+        A call of no known tool, or a repeat, is answered at once with an error, in its turn.
         """
         rest = []
-        repeats = self.repeats
+        repeats, tools = self.repeats, self.tools
         for i in batch:
             call = calls[i]
-            if not self.finishes_at_once(call):
-                rest.append(i)
-                continue
-            if call.name in self.tools and not repeats[id(call)]:
-                pending = self._run_now(call)
+            tool = self.quick_tool(call)
+            if tool is not None:
+                pending = self._run_now(call, tool)
                 if pending is not None:  # it gave way after all: awaited here
                     await pending
-            else:  # answered at once with an error, before anything runs
+            elif call.name not in tools or repeats[id(call)]:
                 await self._run_call(call, repeats[id(call)], None)
+            else:
+                rest.append(i)
+                continue
             if self.raised is not None:  # in raise mode: the turn is over, run nothing more
                 return
         if len(rest) > 1:
@@ -175,12 +176,11 @@ class QuickCalls:
             call = calls[rest[0]]
             await self._run_call(call, repeats[id(call)], None)
 
-    def _run_now(self, call: FunctionCall) -> Awaitable[None] | None:
-        """``_run_call`` for a planned call of a known tool that cannot suspend, with nothing
-        awaited around it: run to its end here, in a copy of the context, without the
-        coroutines ``_run_call`` would stack up. Should it give way after all, the rest is
-        returned, to be awaited."""
-        tool = self.tools[call.name]
+    def _run_now(self, call: FunctionCall, tool: Tool) -> Awaitable[None] | None:
+        """``_run_call`` for a planned call of a known ``tool`` that cannot suspend, with
+        nothing awaited around it: run to its end here, in a copy of the context, without
+        the coroutines ``_run_call`` would stack up. Should it give way after all, the rest
+        is returned, to be awaited."""
         started = time.monotonic()
         try:
             validated = self._validated(tool, call)
@@ -197,7 +197,10 @@ class QuickCalls:
         )
         try:
             step = context.run(running.send, None)
-        except BaseException as end:  # StopIteration: it returned
+        except StopIteration as done:  # it returned: the common end, answered here
+            self._answer(call, outcome_of(call, done.value), started)
+            return None
+        except BaseException as end:
             self._ended(call, end, started)
             return None
         return self._resumed(call, at_once(running, context, step), started)
@@ -221,6 +224,11 @@ class QuickCalls:
             if failed is None:
                 raise end
             outcome = failed
+        self._answer(call, outcome, started)
+
+    def _answer(self, call: FunctionCall, outcome: ToolOutcome, started: float) -> None:
+        """Record the outcome of a call ``_run_now`` ran, as ``_run_call`` records one."""
         log_tool_call(call, started)
-        self.outcomes[id(call)] = outcome
-        self.repeat.results[self.signatures[id(call)]] = outcome.content
+        key = id(call)
+        self.outcomes[key] = outcome
+        self.repeat.results[self.signatures[key]] = outcome.content

@@ -154,7 +154,8 @@ class CallExecutor(QuickCalls):
             return
         signature = self.signatures[key] = sign(call)
         self.repeats[key] = self.repeat.seen(signature)
-        if self.calls_exhausted:  # the cap keeps the first calls
+        cap = self.options.max_tool_calls
+        if cap is not None and self.counted >= cap:  # the cap keeps the first calls
             self.outcomes[key] = self._over_limit(call)
         else:
             self.counted += 1
