@@ -247,9 +247,12 @@ def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile
     if not call_id:  # the wire pairs an output with its call by call_id alone
         raise errors.ConfigError(f"a tool result needs the tool_call_id of its call: {message!r}")
     output: str | list[dict[str, Any]]
+    parts = message.parts
     if message.is_error:  # no error flag on this wire: the error is said in the text
         output = error_result_text(result_text(message), message.error_type)
-    elif has_media(message.parts):  # a list of parts, in the tool's order
+    elif len(parts) == 1 and parts[0].__class__ is TextPart:  # most results: one text
+        output = parts[0].text
+    elif has_media(parts):  # a list of parts, in the tool's order
         output = content_parts(message.parts, in_message=False)
     else:
         output = message.content
