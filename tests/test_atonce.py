@@ -9,13 +9,16 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
 import pytest
 
-from aiwrapper import Lang, LangResult, tool
+from aiwrapper import DEFER, FunctionCall, Lang, LangResult, tool
+from aiwrapper._conversation._assembler import Assembler
 from aiwrapper._run._atonce import at_once
+from aiwrapper._run._steps import ToolOutcome
 from aiwrapper._tools.callables import never_suspends
 
 pytestmark = pytest.mark.anyio
@@ -282,3 +285,99 @@ async def test_a_quick_tool_taking_the_context_gets_it() -> None:
     script = [calls(("whose", {"n": 1}), ("whose", {"n": 2})), "ok"]
     result = await Lang.scripted(script).ask("go", functions=[whose], deps="me")
     assert contents(result) == ["me c0 1", "me c1 2"]
+
+
+class Stepping:
+    """A durable engine's seam, done live: every call of a turn is a step of its own."""
+
+    def __init__(self) -> None:
+        self.planned: list[list[str]] = []
+        self.stepped: list[str] = []
+
+    async def request(self, receive: Callable[[], Awaitable[Assembler]]) -> Assembler:
+        return await receive()
+
+    def plan(self, calls: Sequence[FunctionCall]) -> None:
+        self.planned.append([c.id for c in calls])
+
+    async def call(
+        self, call: FunctionCall, run: Callable[[], Awaitable[ToolOutcome]]
+    ) -> ToolOutcome:
+        self.stepped.append(call.id)
+        return await run()
+
+
+async def test_a_durable_run_makes_every_quick_call_of_a_parallel_batch_a_step() -> None:
+    ran: list[int] = []
+
+    @tool
+    async def quick(n: int) -> int:
+        """Quick."""
+        ran.append(n)
+        return n * 10
+
+    turn = calls(*[("quick", {"n": n}) for n in range(4)], ("missing", {}))
+    steps = Stepping()
+    lang = Lang.scripted([turn, "ok"])
+    result = await lang._start("go", None, {"functions": [quick]}, steps=steps).run()
+    assert steps.planned == [["c0", "c1", "c2", "c3", "c4"]]
+    assert sorted(steps.stepped) == ["c0", "c1", "c2", "c3", "c4"]
+    assert sorted(ran) == [0, 1, 2, 3]
+    assert contents(result)[:4] == ["0", "10", "20", "30"]
+
+
+async def test_a_quick_call_denied_on_resume_is_not_run() -> None:
+    ran: list[int] = []
+
+    @tool
+    async def quick(n: int) -> int:
+        """Quick."""
+        ran.append(n)
+        return n
+
+    turn = calls(("quick", {"n": 1}), ("quick", {"n": 2}))
+    lang = Lang.scripted([turn, "ok"])
+    first = await lang.ask("go", functions=[quick], approve=lambda call: DEFER)
+    assert [c.id for c in first.pending] == ["c0", "c1"]
+    result = await lang.resume(first.messages, {"c0": "no", "c1": True}, functions=[quick])
+    assert ran == [2]
+    assert [(c.id, c.status) for c in result.function_calls] == [("c0", "denied"), ("c1", "done")]
+
+
+async def test_a_quick_call_that_gives_way_after_all_keeps_its_timeout() -> None:
+    @tool(timeout=0.05)
+    async def stuck() -> str:
+        """Awaits for ever, though said not to."""
+        await anyio.sleep(10)
+        return "never"
+
+    @tool
+    async def fine() -> str:
+        """Quick."""
+        return "fine"
+
+    stuck._at_once = True  # misjudged: its timeout must still hold
+    script = [calls(("stuck", {}), ("fine", {})), "ok"]
+    with anyio.fail_after(5):
+        result = await Lang.scripted(script).ask("go", functions=[stuck, fine])
+    assert contents(result) == ["'stuck' timed out after 0.05 s.", "fine"]
+    assert [c.status for c in result.function_calls] == ["error", "done"]
+
+
+async def test_a_quick_call_that_gives_way_and_times_out_raises_in_raise_mode() -> None:
+    @tool
+    async def stuck() -> str:
+        """Awaits for ever, though said not to."""
+        await anyio.sleep(10)
+        return "never"
+
+    @tool
+    async def fine() -> str:
+        """Quick."""
+        return "fine"
+
+    stuck._at_once = True
+    script = [calls(("stuck", {}), ("fine", {})), "ok"]
+    lang = Lang.scripted(script)
+    with anyio.fail_after(5), pytest.raises(TimeoutError, match=r"'stuck' timed out after 0\.05 s"):
+        await lang.ask("go", functions=[stuck, fine], tool_timeout=0.05, tool_errors="raise")

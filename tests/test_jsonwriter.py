@@ -132,6 +132,28 @@ def test_the_prompt_cache_key_hashes_what_json_dumps_writes(body: dict[str, Any]
     assert conversation_key(body, conversation) == _old_key(body, conversation)
 
 
+def test_a_key_found_again_by_its_declarations_is_the_key_hashed_afresh() -> None:
+    f = Declaration({"type": "function", "name": "f"})
+    g = Declaration({"type": "function", "name": "g"})
+    user = {"role": "user", "content": "hi"}
+    bodies = [
+        {"model": "m", "tools": [f, g], "input": [user]},
+        {"model": "m", "tools": [f, g], "input": [user, {"role": "assistant", "content": "x"}]},
+        {"model": "m", "tools": [g, f], "input": [user]},
+        {"model": "m", "tools": [f, Declaration(g)], "input": [user]},  # equal, not the same
+        {"model": "m", "tools": [f], "instructions": "be brief", "input": [user]},
+        {"model": "m", "tools": [], "input": [user]},
+        {"model": "m", "input": [user]},
+        {"model": "m2", "tools": [f, g], "input": [{"role": "user", "content": "other"}]},
+    ]
+    for body in bodies * 2:  # the second time round, each is found
+        assert conversation_key(body, "input") == _old_key(body, "input")
+    keys = [conversation_key(body, "input") for body in bodies]
+    # The longer conversation opens as the first does; an equal declaration writes the same.
+    assert keys[0] == keys[1] == keys[3]
+    assert len(set(keys)) == 6
+
+
 @dataclasses.dataclass
 class Point:
     x: int

@@ -12,7 +12,6 @@ by a resumable parser (``_partial_json.py``) that never goes back over what it a
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._errors import StreamError
-from .._wire._jsontext import is_json_object, loads_standard
+from .._wire._jsontext import dumps_compact, is_json_object, json_writer, loads_standard
 from .._wire._partial_json import PartialJSON
 from ._events import (
     Event,
@@ -359,13 +358,16 @@ def _paired(text: str) -> str:
 
 def _given_arguments(arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """Arguments a decoder parsed itself, as (text, value); ``{}`` when they are not JSON."""
-    compact = {"separators": (",", ":"), "ensure_ascii": False}
-    try:
-        return json.dumps(arguments, allow_nan=False, **compact), arguments  # type: ignore[arg-type]
+    try:  # writers set up once: json.dumps with options builds an encoder on every call
+        return dumps_compact(arguments), arguments
     except ValueError:  # NaN or an infinity read from the wire: kept as text to quote
-        return json.dumps(arguments, **compact), {}  # type: ignore[arg-type]
+        return _COMPACT_NAN(arguments), {}
     except RecursionError:
         return "(arguments nested too deeply to show)", {}
+
+
+# ``json.dumps(separators=(",", ":"), ensure_ascii=False)``, NaN written as json writes it.
+_COMPACT_NAN = json_writer(allow_nan=True)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

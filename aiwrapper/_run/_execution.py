@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
-from .._conversation._media import Media
-from .._conversation._messages import LangMessage, TextPart
+from .._conversation._messages import LangMessage
 from .._conversation._result import FunctionCall, LangResult
 from .._errors import ToolArgumentsError
-from .._tools import Context, Tool, ToolContent, media_content, serialize_result
-from .._wire._sizelimits import SizeLimits, clip_text
-from ._atonce import run_quick_first
+from .._tools import Context, Tool
+from .._wire._sizelimits import SizeLimits
+from ._atonce import QuickCalls
 from ._cancellation import cancelled_from_outside, is_cancellation
 from ._decisions import DEFER, Decision
 from ._options import LangOptions
+from ._outcomes import failed, outcome_of, result_message
 from ._repeats import Repeats, Signature, sign
 from ._steps import Steps, ToolOutcome
 from ._toollog import log_tool_call, log_tool_exception
@@ -61,7 +61,7 @@ _DEFAULT_SIZES = SizeLimits()  # frozen: one for every run that sets no limits
 _DEFERRED = ToolOutcome("", error_type="Deferred", deferred=True)
 
 
-class CallExecutor:
+class CallExecutor(QuickCalls):
     """Runs the calls of each turn of one run, with the run's options and tools."""
 
     def __init__(
@@ -127,7 +127,7 @@ class CallExecutor:
             raise self.raised
         outcomes = self.outcomes
         limit = self.result_chars
-        return [_result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
+        return [result_message(c, outcomes[id(c)], limit) for c in calls if id(c) in outcomes]
 
     async def run_decided(
         self, calls: Sequence[FunctionCall], decisions: Mapping[str, Decision]
@@ -154,7 +154,8 @@ class CallExecutor:
             return
         signature = self.signatures[key] = sign(call)
         self.repeats[key] = self.repeat.seen(signature)
-        if self.calls_exhausted:  # the cap keeps the first calls
+        cap = self.options.max_tool_calls
+        if cap is not None and self.counted >= cap:  # the cap keeps the first calls
             self.outcomes[key] = self._over_limit(call)
         else:
             self.counted += 1
@@ -206,7 +207,7 @@ class CallExecutor:
                 verb = "was interrupted" if call.status == "running" else "was not run"
                 call.status, call.error = "error", f"This call {verb}: {reason}."
                 outcome = ToolOutcome(call.error, True, "Interrupted")
-            messages.append(_result_message(call, outcome, self.result_chars))
+            messages.append(result_message(call, outcome, self.result_chars))
         return messages
 
     def _over_limit(self, call: FunctionCall) -> ToolOutcome:
@@ -244,8 +245,8 @@ class CallExecutor:
         if len(batch) == 1:  # nothing to run alongside: no task group, no frame of its own
             call = calls[batch[0]]
             return self._run_call(call, self.repeats[id(call)], None)
-        if self.telemetry is None and not self.watched:  # no callback or span to await
-            return run_quick_first(self, batch, calls)
+        if self.runs_quick:  # no step, callback or span to await around a call
+            return self.run_quick_first(batch, calls)
         return self._run_together(batch, calls)
 
     async def _run_together(self, batch: list[int], calls: Sequence[FunctionCall]) -> None:
@@ -337,7 +338,7 @@ class CallExecutor:
         else:  # a cancellation exception the tool raised on its own: a tool failure
             log_tool_exception(call, exc)
         # Either way the call still needs an answer.
-        return _failed(call, exc)
+        return failed(call, exc)
 
     def _abort(self, exc: BaseException, scope: anyio.CancelScope | None) -> None:
         """End the turn with ``exc``: the first one wins, the other calls are cancelled."""
@@ -366,7 +367,7 @@ class CallExecutor:
         call.status = "running"
         if self.watched:
             await self._callback(self.notify)
-        return _outcome_of(call, await self._call_with_timeout(tool, call, validated))
+        return outcome_of(call, await self._call_with_timeout(tool, call, validated))
 
     def _validated(self, tool: Tool, call: FunctionCall) -> dict[str, Any]:
         """The call's checked arguments; a failure the model is told of (raised as is when
@@ -378,11 +379,6 @@ class CallExecutor:
                 raise
             message = f"{str(exc).rstrip('.')}. {_TRUNCATED_NOTE}" if self.truncated else str(exc)
             raise _Failure(message, "ToolArgumentsError") from exc
-
-    @staticmethod
-    def outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
-        """The outcome of a call that returned ``value``; the call is marked done."""
-        return _outcome_of(call, value)
 
     def _tool_for(self, call: FunctionCall) -> Tool:
         tool = self.tools.get(call.name)
@@ -412,9 +408,13 @@ class CallExecutor:
         reason = decision if isinstance(decision, str) and decision else "the user denied it"
         raise _Failure(f"Call to {call.name!r} was not run: {reason}.", "Denied", "denied")
 
+    def _timeout(self, tool: Tool) -> float | None:
+        """The seconds a call of ``tool`` may take: the tool's own, else the run's."""
+        return tool.timeout if tool.timeout is not None else self.options.tool_timeout
+
     def _call_with_timeout(self, tool: Tool, call: FunctionCall, kwargs: Any) -> Awaitable[Any]:
         # Without a timeout the caller awaits the call itself: one coroutine frame fewer.
-        seconds = tool.timeout if tool.timeout is not None else self.options.tool_timeout
+        seconds = self.timeout(tool)
         if seconds is None:
             return self._invoke(tool, call, kwargs)
         return self._call_within(seconds, tool, call, kwargs)
@@ -442,47 +442,8 @@ class CallExecutor:
         return tool.call_validated(kwargs, context=context)
 
 
-def _outcome_of(call: FunctionCall, value: Any) -> ToolOutcome:
-    """The outcome of a call that returned ``value``; the call is marked done."""
-    if isinstance(value, ToolContent):  # written for the model already (MCP results)
-        call.result, call.status = value.value, "done"
-        return _content_outcome(value)
-    call.result, call.status = value, "done"
-    content = media_content(value) if isinstance(value, (Media, list, tuple)) else None
-    if content is not None:
-        return _content_outcome(content)
-    return ToolOutcome(serialize_result(value))
-
-
 def _ignore(call: FunctionCall) -> None:
     pass
-
-
-def _failed(call: FunctionCall, exc: BaseException) -> ToolOutcome:
-    name, detail = type(exc).__name__, str(exc)
-    call.status, call.error = "error", f"{name}: {detail}" if detail else name
-    return ToolOutcome(call.error, True, name)
-
-
-def _content_outcome(content: ToolContent) -> ToolOutcome:
-    if not content.has_media:
-        return ToolOutcome(content.text)
-    return ToolOutcome(content.text, parts=content.parts)
-
-
-def _result_message(call: FunctionCall, outcome: ToolOutcome, limit: int) -> LangMessage:
-    parts = outcome.parts
-    if parts is not None:  # each text clipped alone: the images and documents stay whole
-        parts = tuple(
-            TextPart(clip_text(p.text, limit)) if isinstance(p, TextPart) else p for p in parts
-        )
-    return LangMessage.tool_result(
-        call,
-        clip_text(outcome.content, limit),  # a huge result must not flood the model's context
-        is_error=outcome.is_error,
-        error_type=outcome.error_type,
-        parts=parts,
-    )
 
 
 def _approval_scope(tools: Sequence[Tool], options: LangOptions) -> Any:

@@ -36,6 +36,7 @@ from anyio import sleep
 
 from .. import _errors as errors
 from ._bodies import BodyChunks, read_body, read_error_body, release
+from ._direct import send
 from ._httpcall import HttpCall, retry_after_seconds
 from ._logs import log_attempt
 from ._outgoing import RequestBuilder
@@ -240,7 +241,7 @@ class HttpTransport:
         while True:
             started = time.monotonic()
             try:
-                response = await client.send(request, stream=True)
+                response = await send(client, request)
             except httpx.HTTPError as exc:
                 failure = type(exc).__name__
                 if not resent and isinstance(exc, _DROPPED):

@@ -301,3 +301,17 @@ def test_the_pairing_errors_are_bad_requests_with_their_message(fixture: str, me
     assert message in str(error)
     assert (error.provider, error.status_code, error.request_id) == (NAME, 400, "req_7")
     assert error.body == json.loads(raw)
+
+
+def test_a_kept_call_whose_arguments_are_no_object_goes_as_the_call_says_its_item_untouched() -> (
+    None
+):
+    turn = kept_turn()
+    state = next(p for p in turn.parts if isinstance(p, OpaquePart)).state
+    oslo = state.data["items"][2]
+    oslo["arguments"] = "[1]"  # as a model might write them: JSON, but not an object
+    turn.tool_calls[0].raw_arguments = "[1]"
+    sent = body([user("Weather?"), turn, *results(turn)])
+    assert sent["input"][3] == {**oslo, "arguments": "{}"}
+    assert sent["input"][4] is state.data["items"][3]  # kept as it is: not copied
+    assert oslo["arguments"] == "[1]"

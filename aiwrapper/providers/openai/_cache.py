@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from typing import Any
 
 from ..._wire._jsontext import Declaration, dumps_sorted
@@ -56,11 +57,43 @@ def conversation_key(body: dict[str, Any], conversation: str) -> str:
         opening.append(item)
         if isinstance(item, dict) and item.get("role") == "user":
             break
+    model, tools, instructions = body.get("model"), body.get("tools"), body.get("instructions")
+    opened = _sorted(_digested(opening))
+    # Every round of a tool loop opens the same way, with the same shared declarations: the
+    # key is found by them (held, so their ids stay theirs) rather than hashed again.
+    listed: list[Any] = tools if isinstance(tools, list) else []
+    shared = _shared_tools(listed) if tools is listed else None
+    cached = shared is not None and model.__class__ is str and instructions.__class__ in _PLAIN
+    found = (model, shared, instructions, opened)
+    if cached:
+        known = _KEYS.get(found)
+        if known is not None and all(map(operator.is_, known[0], listed)):
+            return known[1]
     # The JSON of [model, tools, instructions, opening], keys sorted, written in parts: a tool
     # offered by every request keeps its JSON (the same text ``json.dumps`` would write).
-    parts = (body.get("model"), _tools_json(body.get("tools")), body.get("instructions"))
-    text = f"[{_sorted(parts[0])},{parts[1]},{_sorted(parts[2])},{_sorted(_digested(opening))}]"
-    return "aiw-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    text = f"[{_sorted(model)},{_tools_json(tools)},{_sorted(instructions)},{opened}]"
+    key = "aiw-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    if cached:
+        if len(_KEYS) >= _MOST_KEYS:
+            _KEYS.clear()
+        _KEYS[found] = (list(listed), key)
+    return key
+
+
+# Keys already made, by (model, the declarations' ids, instructions, the opening's JSON): a
+# few per process (a model and its tools), so the cache starts over when full.
+_KEYS: dict[tuple[Any, ...], tuple[list[Any], str]] = {}
+_MOST_KEYS = 64
+_PLAIN = (str, type(None))
+
+
+def _shared_tools(tools: list[Any]) -> tuple[int, ...] | None:
+    """The ids of ``tools`` when each is a shared declaration (read-only, so a key made from
+    their JSON holds while they live), else None."""
+    for tool in tools:
+        if tool.__class__ is not Declaration:
+            return None
+    return tuple(map(id, tools))
 
 
 def _tools_json(tools: object) -> str:

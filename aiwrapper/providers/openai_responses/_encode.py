@@ -14,6 +14,7 @@ it can). Which server quirks apply is the Chat Completions profile's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -179,30 +180,39 @@ def _kept_items(
     They may when this provider kept them for the same model and they hold every call of the
     turn (a call cut off at the token limit has no item: the turn then goes without ids).
     """
-    kept = next(
-        (p.state.data for p in message.parts if isinstance(p, OpaquePart) and _own(p, provider)),
-        None,
-    )
+    kept = None
+    for part in message.parts:
+        if isinstance(part, OpaquePart) and part.state.provider == provider:
+            kept = part.state.data
+            break
     if kept is None or model is None or not _same_model(kept.get("model"), model):
         return None
     items: list[dict[str, Any]] = kept["items"]
     by_call = {i.get("call_id"): i for i in items if i.get("type") == "function_call"}
     calls = {c.id: c for c in message.tool_calls}
-    if set(calls) - set(by_call):
+    if not by_call.keys() >= calls.keys():
         return None
-    # Verbatim, but for arguments that were not a JSON object: those go as the call says.
-    return [
-        {**i, "arguments": calls[i["call_id"]].arguments_json()} if i.get("call_id") in calls else i
-        for i in items
-    ]
-
-
-def _own(part: OpaquePart, provider: str) -> bool:
-    return part.state.provider == provider
+    # Verbatim, but for arguments that were not a JSON object: those go as the call says
+    # (an item is copied only then).
+    replayed = []
+    for item in items:
+        key = item.get("call_id")
+        call = calls.get(key) if key is not None else None
+        if call is not None:
+            arguments = call.arguments_json()
+            if item.get("arguments") != arguments:
+                item = {**item, "arguments": arguments}
+        replayed.append(item)
+    return replayed
 
 
 def _same_model(kept: object, model: str) -> bool:
-    return isinstance(kept, str) and _SNAPSHOT.sub("", kept) == _SNAPSHOT.sub("", model)
+    return isinstance(kept, str) and _undated(kept) == _undated(model)
+
+
+@functools.lru_cache(maxsize=64)  # a conversation names a model or two, in every request
+def _undated(model: str) -> str:
+    return _SNAPSHOT.sub("", model)
 
 
 def _assistant(message: LangMessage, ids: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -237,9 +247,12 @@ def _result(message: LangMessage, ids: Mapping[str, str], profile: OpenAIProfile
     if not call_id:  # the wire pairs an output with its call by call_id alone
         raise errors.ConfigError(f"a tool result needs the tool_call_id of its call: {message!r}")
     output: str | list[dict[str, Any]]
+    parts = message.parts
     if message.is_error:  # no error flag on this wire: the error is said in the text
         output = error_result_text(result_text(message), message.error_type)
-    elif has_media(message.parts):  # a list of parts, in the tool's order
+    elif len(parts) == 1 and parts[0].__class__ is TextPart:  # most results: one text
+        output = parts[0].text
+    elif has_media(parts):  # a list of parts, in the tool's order
         output = content_parts(message.parts, in_message=False)
     else:
         output = message.content

@@ -7,10 +7,10 @@ null`` on some gateways); a field of the wrong type is an error the decoder repo
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..._conversation._events import UsageEvent
+from ..._wire._jsontext import dumps_compact
 
 __all__ = [
     "Key",
@@ -50,8 +50,8 @@ def text_or_none(value: Any) -> str | None:
 
 def standard_json(value: Any) -> bool:
     """Whether ``value`` is standard JSON (no NaN or infinity, not nested beyond reach)."""
-    try:
-        json.dumps(value, allow_nan=False)
+    try:  # the writer set up once: json.dumps with an option builds an encoder per call
+        dumps_compact(value)
     except (ValueError, TypeError, RecursionError):
         return False
     return True
