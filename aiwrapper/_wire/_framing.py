@@ -14,6 +14,7 @@ only when a CR is actually present.
 from __future__ import annotations
 
 import re
+import sys
 from itertools import repeat
 
 from .._errors import StreamError
@@ -24,33 +25,44 @@ SSEEvent = tuple[str | None, str]
 """One dispatched SSE event: its ``event:`` name (None when unnamed) and its data."""
 
 _BOM = b"\xef\xbb\xbf"
+_LONE_CR = re.compile(rb"\r[^\n]")  # a CR that is no CRLF's first half (but a chunk's last)
 
 
 class _Framer:
     """Shared state of the decoders: the unfinished tail, and whether the last chunk ended in CR.
 
-    ``max_frame`` caps the unfinished tail (one SSE event or NDJSON line, in bytes): a server
-    that never ends its line is a ``StreamError`` once the tail is that long, not unbounded
-    memory. None means no cap.
+    ``max_frame`` caps each frame (one SSE event or NDJSON line, in bytes), whole or still
+    arriving: a server that never ends its line is a ``StreamError`` once the tail is that
+    long, not unbounded memory. None means no cap.
     """
 
-    __slots__ = ("_cr", "_max", "_parts", "_size")
+    __slots__ = ("_cr", "_limit", "_parts", "_size")
 
     def __init__(self, max_frame: int | None = None) -> None:
         self._parts: list[bytes] = []
         self._cr = False
-        self._max = max_frame
+        self._limit = sys.maxsize if max_frame is None else max_frame
         self._size = 0  # bytes in _parts
 
     def _hold(self, tail: bytes) -> None:
         """Keep ``tail`` until its frame ends, within ``max_frame``."""
         self._parts.append(tail)
         self._size += len(tail)
-        if self._max is not None and self._size > self._max:
-            raise StreamError(
-                f"a stream frame (SSE event or NDJSON line) is longer than {self._max:,} bytes "
-                "(SizeLimits.frame_bytes; pass limits=SizeLimits(frame_bytes=...) to allow more)"
-            )
+        if self._size > self._limit:
+            raise self._too_long()
+
+    def _check(self, frames: bytes, end: bytes) -> None:
+        """Refuse whole frames (each followed by ``end`` but the last) longer than
+        ``max_frame``, as ``_hold`` refuses a tail; called when they are longer together, so
+        a server that sends one huge line in one chunk is refused before it is decoded."""
+        if max(map(len, frames.split(end))) > self._limit:
+            raise self._too_long()
+
+    def _too_long(self) -> StreamError:
+        return StreamError(
+            f"a stream frame (SSE event or NDJSON line) is longer than {self._limit:,} bytes "
+            "(SizeLimits.frame_bytes; pass limits=SizeLimits(frame_bytes=...) to allow more)"
+        )
 
     def _lf_only(self, chunk: bytes) -> bytes:
         """``chunk`` with CRLF and lone CR turned into LF (WHATWG event-stream line ends).
@@ -67,8 +79,12 @@ class _Framer:
                 chunk = chunk[1:]
         if chunk[-1:] == b"\r":
             self._cr = True
+        if _LONE_CR.search(chunk) is None:
+            # Every CR but a last one comes before an LF (CRLF line ends, the common case):
+            # dropping them all is one pass, several times faster than replacing CRLF pairs.
+            return chunk.replace(b"\r", b"") + b"\n" if self._cr else chunk.replace(b"\r", b"")
         chunk = chunk.replace(b"\r\n", b"\n")
-        return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
+        return chunk.replace(b"\r", b"\n")
 
     def _rest(self) -> bytes:
         """Everything still pending at the end of the body."""
@@ -106,6 +122,8 @@ class SSEDecoder(_Framer):
         if not parts:
             if chunk[-2:] == b"\n\n":
                 # Servers usually flush whole events: nothing to buffer, one decode.
+                if len(chunk) > self._limit:
+                    self._check(chunk, b"\n\n")
                 return _parse_blocks(chunk[:-2].decode("utf-8", "replace"))
             if b"\n\n" not in chunk:
                 if chunk:
@@ -126,6 +144,8 @@ class SSEDecoder(_Framer):
         end = pending.rfind(b"\n\n")
         if end + 2 < len(pending):
             self._hold(pending[end + 2 :])
+        if end > self._limit:
+            self._check(pending[:end], b"\n\n")
         # Everything before the last blank line is whole events, hence whole UTF-8.
         return _parse_blocks(pending[:end].decode("utf-8", "replace"))
 
@@ -284,6 +304,8 @@ class NDJSONDecoder(_Framer):
         end = chunk.rfind(b"\n")
         if end + 1 < len(chunk):
             self._hold(chunk[end + 1 :])
+        if end > self._limit:
+            self._check(chunk[:end], b"\n")
         lines = chunk[:end].decode("utf-8", "replace").split("\n")
         return [line for line in lines if line and not line.isspace()]
 

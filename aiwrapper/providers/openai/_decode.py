@@ -181,15 +181,26 @@ class OpenAIStreamDecoder:
             # OpenAI pads each chunk with a random "obfuscation" string after the choices.
             envelope = self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
         reading = envelope.tries(len(events))
+        plain = self._model is not None and not self._done  # the first chunk names the model
         for _, data in events:
             chunk: Any = None  # the chunk parsed whole, where it was
-            delta: Any = None
-            read = False  # the delta was read from the envelope
-            if self._model is not None and not self._done:  # the first chunk names the model
-                delta = envelope.read(data) if reading else MISSING
-                read = delta is not MISSING
-                if not read:
-                    chunk, delta = self._parse(data, envelope)
+            delta: Any = MISSING
+            if plain:
+                if reading:
+                    delta = envelope.read(data)
+                if delta is MISSING:
+                    # Parsed whole: its delta is read below when the chunk carries nothing
+                    # else (no usage, error or finish); such a chunk teaches the envelope.
+                    chunk = _scan_object(data)  # None: [DONE], or no object (feed says which)
+                    delta = None
+                    if chunk is not None and not chunk.get("usage") and chunk.get("error") is None:
+                        choices = chunk.get("choices")
+                        choice = choices[0] if choices.__class__ is list and choices else None
+                        if choice.__class__ is dict and not choice.get("finish_reason"):
+                            if envelope.due:
+                                envelope.learn(data, chunk)
+                                self._reference = chunk
+                            delta = choice.get("delta")
                     reading = not envelope.cold  # learned, or gone cold, just now
             if delta.__class__ is dict and len(delta) == 1:
                 content = delta.get("content")
@@ -210,26 +221,10 @@ class OpenAIStreamDecoder:
                                 continue
                     into += self._calls_only(tool_calls, data)  # a call starts, say
                     continue
-            if read:
-                chunk = _with_delta(self._reference, delta)
+            if chunk is None and delta is not MISSING and delta is not None:
+                chunk = _with_delta(self._reference, delta)  # read from the envelope
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
-
-    def _parse(self, data: str, envelope: Envelope) -> tuple[Any, Any]:
-        """The chunk parsed whole (None when it is not JSON), and its delta when it carries
-        nothing else (else None). Such a chunk teaches the envelope when it is due."""
-        chunk = _scan_object(data)
-        if chunk is None:  # [DONE], or not an object: feed says which
-            return None, None
-        choices = chunk.get("choices")
-        if chunk.get("usage") or chunk.get("error") is not None or not choices:
-            return chunk, None
-        choice = choices[0] if choices.__class__ is list else None
-        if choice.__class__ is not dict or choice.get("finish_reason"):
-            return chunk, None
-        if envelope.due:
-            envelope.learn(data, chunk)
-            self._reference = chunk
-        return chunk, choice.get("delta")
+            plain = self._model is not None and not self._done
 
     def _decode(self, chunk: Any, data: str) -> list[Event]:
         """Events for a chunk parsed whole, as ``feed`` decodes one."""
