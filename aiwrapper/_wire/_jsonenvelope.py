@@ -109,6 +109,14 @@ class Envelope:
         self.due = self._wait <= 0
         return False
 
+    def forget(self) -> None:
+        """Drop the envelope learned: something the caller checked when it was learned (a
+        value outside it that the caller keeps) changed. Texts go unoffered, as while cold,
+        until the next attempt to learn, which comes as after a run of misses."""
+        self._head = None
+        self.cold = True
+        self._wait = self._waited
+
     def read(self, text: str) -> Any:
         """The value ``text`` holds in the learned envelope, or ``MISSING``."""
         head, tail = self._head, self._tail
