@@ -193,32 +193,40 @@ class OpenAIStreamDecoder:
                     # else (no usage, error or finish); such a chunk teaches the envelope.
                     chunk = _scan_object(data)  # None: [DONE], or no object (feed says which)
                     delta = None
-                    if chunk is not None and not chunk.get("usage") and chunk.get("error") is None:
-                        choices = chunk.get("choices")
-                        choice = choices[0] if choices.__class__ is list and choices else None
-                        if choice.__class__ is dict and not choice.get("finish_reason"):
-                            if envelope.due:
-                                envelope.learn(data, chunk)
-                                self._reference = chunk
-                            delta = choice.get("delta")
+                    try:  # no type test on the way: anything but the plain shape raises
+                        choice = chunk["choices"][0]
+                        finished = choice.get("finish_reason")
+                    except (LookupError, TypeError, AttributeError):
+                        finished = True
+                    if not finished and not chunk.get("usage") and chunk.get("error") is None:
+                        if envelope.due:
+                            envelope.learn(data, chunk)
+                            self._reference = chunk
+                        delta = choice.get("delta")
                     reading = not envelope.cold  # learned, or gone cold, just now
             if delta.__class__ is dict and len(delta) == 1:
-                content = delta.get("content")
-                if content.__class__ is str and content:
-                    into.append(text_delta(content))
-                    continue
+                if "content" in delta:
+                    content = delta["content"]
+                    if content.__class__ is str and content:
+                        into.append(text_delta(content))
+                        continue
                 tool_calls = delta.get("tool_calls")
                 if tool_calls.__class__ is list and tool_calls:
                     if len(tool_calls) == 1:
-                        call = tool_calls[0]
-                        index = call.get("index") if call.__class__ is dict else None
-                        function = call.get("function") if index.__class__ is int else None
-                        if function.__class__ is dict and calls.get(index) is not None:  # type: ignore[arg-type]
-                            arguments = function.get("arguments")
-                            if arguments.__class__ is str and arguments:
-                                calls[index] = True  # type: ignore[index]
-                                into.append(call_delta(index, arguments))  # type: ignore[arg-type]
-                                continue
+                        try:  # no type test on the way: anything but the plain shape raises
+                            call = tool_calls[0]
+                            index, arguments = call["index"], call["function"]["arguments"]
+                        except (LookupError, TypeError):
+                            index = arguments = None
+                        if (
+                            arguments.__class__ is str
+                            and arguments
+                            and index.__class__ is int
+                            and calls.get(index) is not None
+                        ):
+                            calls[index] = True
+                            into.append(call_delta(index, arguments))
+                            continue
                     into += self._calls_only(tool_calls, data)  # a call starts, say
                     continue
             if chunk is None and delta is not MISSING and delta is not None:
