@@ -152,6 +152,15 @@ class Envelope:
                 return MISSING, -1
             second, at = scan(text, at + len(middle))
             return (second if wanted else first), at
+        if len(middles) == 2:  # two paddings (a sequence number and a filler, say): no loop
+            middle, last = middles
+            if not text.startswith(middle, at):
+                return MISSING, -1
+            second, at = scan(text, at + len(middle))
+            if not text.startswith(last, at):
+                return MISSING, -1
+            third, at = scan(text, at + len(last))
+            return (first, second, third)[wanted], at
         values = [first]
         for middle in middles:
             if not text.startswith(middle, at):
