@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aiwrapper._errors import StreamError
 from aiwrapper._wire._framing import NDJSONDecoder, SSEDecoder, SSEEvent
 
 # One stream exercising every rule: CRLF and LF line ends, a keep-alive comment, an event
@@ -378,3 +379,77 @@ def test_sse_hostile_runs_of_lines_are_read_in_one_pass(
     # Megabytes that would take hours if a search restarted inside them at every byte.
     assert sse_decode([body]) == expected
     assert sse_decode([body[i : i + 65536] for i in range(0, len(body), 65536)]) == expected
+
+
+_MIXED_VALUES = st.text(alphabet=' \t:{}"a\u00e9\x00', max_size=5)
+_MIXED_LINES = st.one_of(
+    st.builds(lambda s, v: f"data:{s}{v}", st.sampled_from(["", " ", "  ", "\t"]), _MIXED_VALUES),
+    st.builds(lambda v: f"event: {v}", _MIXED_VALUES),
+    st.sampled_from([": keep-alive", ":", ":x:y", "id: 7", "data"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    blocks=st.lists(st.lists(_MIXED_LINES, min_size=1, max_size=3), max_size=10),
+    ends=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8),
+    cuts=st.lists(st.integers(min_value=0), max_size=5),
+)
+def test_sse_mixed_line_ends_and_keep_alives_give_what_reading_line_by_line_gives(
+    blocks: list[list[str]], ends: list[str], cuts: list[int]
+) -> None:
+    # Every line end LF, CRLF or a lone CR, chosen line by line (a CR may end one chunk and
+    # its LF begin the next), keep-alive comment blocks between events: the general path.
+    lines = [line for block in blocks for line in [*block, ""]]
+    text = "".join(line + ends[i % len(ends)] for i, line in enumerate(lines))
+    body = text.encode()
+    points = sorted({cut % (len(body) + 1) for cut in cuts} | {0, len(body)})
+    chunks = [body[a:b] for a, b in pairwise(points)]
+    # A CR before an empty line's LF makes one CRLF: the lines are what the line ends say.
+    assert sse_decode(chunks) == _reference_sse(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def test_sse_crlf_stream_cut_at_every_byte_gives_the_same_events() -> None:
+    body = (
+        b': ping\r\n\r\ndata:\t{"a": 1}\r\n\r\n:\r\n\r\n: x\r\n:y\r\n\r\ndata: \xc3\xa9\r\n\r\n'
+        b"event: e\r\ndata:  2\r\n\r\n\r\r\ndata: 3\r\rdata: 4\r\n\r\n"
+    )
+    expected = [(None, '\t{"a": 1}'), (None, "é"), ("e", " 2"), (None, "3"), (None, "4")]
+    assert sse_decode([body]) == expected
+    for cut in range(1, len(body)):
+        assert sse_decode([body[:cut], body[cut:]]) == expected, cut
+
+
+def test_sse_invalid_utf8_split_across_chunks_is_replaced_once() -> None:
+    body = b"data: a\xe2\x82\n\ndata: \xff\x00b\n\n"
+    expected = [(None, "a\ufffd"), (None, "\ufffd\x00b")]
+    for cut in range(len(body) + 1):
+        assert sse_decode([body[:cut], body[cut:]]) == expected, cut
+
+
+@pytest.mark.parametrize("after", [b"\n\n", b"\r\n\r\n", b"\n\ndata: x\n\n"])
+def test_sse_a_whole_event_longer_than_the_frame_cap_is_refused(after: bytes) -> None:
+    # One 50 MB data line in one chunk, whole: refused before it is decoded.
+    decoder = SSEDecoder(max_frame=32 * 2**20)
+    with pytest.raises(StreamError, match="frame_bytes"):
+        decoder.feed(b"data: " + b"x" * (50 * 2**20) + after)
+
+
+def test_sse_an_event_grown_past_the_cap_by_its_last_chunk_is_refused() -> None:
+    decoder = SSEDecoder(max_frame=1000)
+    assert decoder.feed(b"data: " + b"x" * 900) == []
+    with pytest.raises(StreamError, match="frame_bytes"):
+        decoder.feed(b"x" * 200 + b"\n\ndata: y\n\n")
+
+
+def test_sse_events_within_the_cap_pass_however_long_the_chunk() -> None:
+    decoder = SSEDecoder(max_frame=100)
+    body = b"data: 0123456789\n\n" * 100
+    assert decoder.feed(body) == [(None, "0123456789")] * 100
+
+
+def test_ndjson_a_whole_line_longer_than_the_frame_cap_is_refused() -> None:
+    decoder = NDJSONDecoder(max_frame=1000)
+    with pytest.raises(StreamError, match="frame_bytes"):
+        decoder.feed(b'{"a":1}\n' + b"x" * 2000 + b'\n{"b":2}\n')
+    assert NDJSONDecoder(max_frame=10).feed(b'{"a":1}\n' * 500) == ['{"a":1}'] * 500

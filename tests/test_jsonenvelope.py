@@ -169,6 +169,19 @@ def test_an_envelope_that_reads_again_is_learned_again_at_once() -> None:
     assert envelope.read(other % "d") == "d"
 
 
+def test_a_forgotten_envelope_goes_unoffered_until_it_is_due_again() -> None:
+    envelope = _learned(DELTA % "a")
+    for piece in "bcdef":  # it pays: the next attempt comes after one miss
+        assert envelope.read(DELTA % piece) == piece
+    envelope.forget()
+    assert envelope.cold
+    assert not envelope.tries(1)  # what it was learned with changed: nothing offered
+    assert envelope.due
+    envelope.learn(DELTA % "g", json.loads(DELTA % "g"))
+    assert envelope.tries(1)
+    assert envelope.read(DELTA % "h") == "h"
+
+
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),

@@ -109,6 +109,14 @@ class Envelope:
         self.due = self._wait <= 0
         return False
 
+    def forget(self) -> None:
+        """Drop the envelope learned: something the caller checked when it was learned (a
+        value outside it that the caller keeps) changed. Texts go unoffered, as while cold,
+        until the next attempt to learn, which comes as after a run of misses."""
+        self._head = None
+        self.cold = True
+        self._wait = self._waited
+
     def read(self, text: str) -> Any:
         """The value ``text`` holds in the learned envelope, or ``MISSING``."""
         head, tail = self._head, self._tail
@@ -144,6 +152,15 @@ class Envelope:
                 return MISSING, -1
             second, at = scan(text, at + len(middle))
             return (second if wanted else first), at
+        if len(middles) == 2:  # two paddings (a sequence number and a filler, say): no loop
+            middle, last = middles
+            if not text.startswith(middle, at):
+                return MISSING, -1
+            second, at = scan(text, at + len(middle))
+            if not text.startswith(last, at):
+                return MISSING, -1
+            third, at = scan(text, at + len(last))
+            return (first, second, third)[wanted], at
         values = [first]
         for middle in middles:
             if not text.startswith(middle, at):

@@ -3,8 +3,8 @@
 Every streamed delta is one small JSON document. ``json.loads`` reaches the C scanner through
 three Python-level calls and two whitespace regex matches; for a 200-byte chunk that wrapping
 costs about as much as the parse itself. ``loads`` calls the same C scanner directly and hands
-anything unusual (surrounding whitespace, trailing data, invalid text) to ``json.loads``, so
-its results and its errors are exactly ``json.loads``'s.
+anything unusual (trailing data, invalid text) to ``json.loads``, so its results and its errors
+are exactly ``json.loads``'s.
 """
 
 from __future__ import annotations
@@ -25,34 +25,17 @@ _WHITESPACE = " \t\n\r"  # JSON's white space, all of it (``str.strip()`` would 
 
 def loads(text: str) -> Any:
     """Parse one JSON document, as ``json.loads(text)`` does."""
+    # White space before the value (``data:  {...}``, a tab after the colon) is stripped
+    # first: ``lstrip`` returns the text itself when there is none, and a scanner refusal
+    # (an exception) would cost more than the parse of a short document.
+    body = text.lstrip(_WHITESPACE)
     try:
-        value, end = scan(text, 0)
-    except StopIteration:  # leading white space, empty or invalid text
-        value = _spaced(text)
-        return json.loads(text) if value is _NONE else value  # json.loads says what is wrong
-    if end != len(text) and text[end:].strip(_WHITESPACE):  # extra data: json.loads says so
+        value, end = scan(body, 0)
+    except (StopIteration, ValueError):  # empty or invalid: json.loads says what is wrong
+        return json.loads(text)
+    if end != len(body) and body[end:].strip(_WHITESPACE):  # extra data: json.loads says so
         return json.loads(text)
     return value
-
-
-_NONE: Any = object()
-
-
-def _spaced(text: str) -> Any:
-    """The value of a text with white space before it (and maybe after), else ``_NONE``.
-
-    Servers that space their JSON (``data:  {...}``, a tab after the colon) are read at the
-    scanner's speed too, not at ``json.loads``'s, whose white-space regex costs as much as a
-    short parse.
-    """
-    start = len(text) - len(text.lstrip(_WHITESPACE))
-    if not start:
-        return _NONE
-    try:
-        value, end = scan(text, start)
-    except (StopIteration, ValueError):
-        return _NONE
-    return value if end == len(text) or not text[end:].strip(_WHITESPACE) else _NONE
 
 
 def scan_object(text: str) -> dict[str, Any] | None:
@@ -62,13 +45,11 @@ def scan_object(text: str) -> dict[str, Any] | None:
     is no JSON (``[DONE]``, say) costs no more than the scanner's refusal. White space around
     the object is allowed, as JSON allows it.
     """
+    body = text.lstrip(_WHITESPACE)
     try:
-        value, end = scan(text, 0)
-    except StopIteration:  # white space first (or nothing at all)
-        value = _spaced(text)
-    except ValueError:
+        value, end = scan(body, 0)
+    except (StopIteration, ValueError):
         return None
-    else:
-        if end != len(text) and text[end:].strip(_WHITESPACE):
-            return None  # more after the value
+    if end != len(body) and body[end:].strip(_WHITESPACE):
+        return None  # more after the value
     return value if value.__class__ is dict else None

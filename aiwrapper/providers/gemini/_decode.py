@@ -33,6 +33,8 @@ from ..._conversation._events import (
 from ..._conversation._messages import ProviderState
 from ..._errors import BadRequestError, StreamError
 from ..._wire import _jsonscan as jsonscan
+from ..._wire._framing import SSEEvent
+from ..._wire._jsonenvelope import MISSING, Envelope
 from ._errors import error_in_stream
 from ._media import decode_inline
 from ._name import PROVIDER
@@ -40,6 +42,7 @@ from ._name import PROVIDER
 __all__ = ["GeminiStreamDecoder", "finish_reason", "usage_event"]
 
 _loads = jsonscan.loads
+_scan_object = jsonscan.scan_object
 _EMPTY: dict[str, Any] = {}  # read-only stand-in for a missing object
 _CONTENT_FILTER = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"})
 # Keys a text or thought part may carry besides ``text``; anything else is another data field.
@@ -80,6 +83,10 @@ def usage_event(usage: Mapping[str, Any]) -> UsageEvent:
     )
 
 
+def _text_of(payload: Any) -> Any:
+    return payload["candidates"][0]["content"]["parts"][0]["text"]
+
+
 def _state(data: dict[str, Any]) -> ProviderState:
     return ProviderState(provider=PROVIDER, data=data)
 
@@ -106,6 +113,9 @@ class GeminiStreamDecoder:
         self._finish: str | None = None
         self._usage: Any = None  # the last usageMetadata seen
         self._model: str | None = None
+        # Each chunk of text repeats the last but for the text (its usage too, while the
+        # answer streams): read from the envelope (``_jsonenvelope.py``).
+        self._envelope = Envelope("text", _text_of)
 
     def feed(self, event: str | None, data: str) -> list[Event]:
         """Decode one SSE event's data (Gemini sends no ``event:`` names)."""
@@ -114,6 +124,53 @@ class GeminiStreamDecoder:
         except ValueError as exc:
             raise StreamError(f"Gemini sent a chunk that is not JSON: {data[:200]!r}") from exc
         return self.feed_json(payload)
+
+    def feed_events(self, events: list[SSEEvent], into: list[Event]) -> None:
+        """Decode a chunk's SSE events into ``into``, as ``feed`` would one at a time.
+
+        Nearly every chunk is one plain piece of text: read right here, from the envelope
+        where it fits, else parsed whole and read with a few lookups. Any other chunk is
+        decoded as ``feed_json`` decodes it, parsed only once.
+        """
+        envelope, text_delta = self._envelope, TextDelta
+        reading = envelope.tries(len(events))
+        for _, data in events:
+            payload: Any = None
+            text: Any = envelope.read(data) if reading else MISSING
+            if text is MISSING:
+                payload = _scan_object(data)  # None: no object (feed says what it is)
+                text = None if payload is None else self._plain_text(payload, data)
+                reading = not envelope.cold  # learned, or gone cold, just now
+            if text.__class__ is str:
+                if text:
+                    into.append(text_delta(text))
+                continue
+            usage = self._usage
+            into += self.feed(None, data) if payload is None else self.feed_json(payload)
+            if self._usage is not usage:  # the envelope was learned with the usage before
+                envelope.forget()
+                reading = False
+
+    def _plain_text(self, payload: dict[str, Any], data: str) -> Any:
+        """The text of a chunk parsed whole when it is all the chunk brings (one plain text
+        part, no finish, no new usage, no model to announce); else None. Such a chunk
+        teaches the envelope when it is due."""
+        try:  # no type test on the way: anything but the plain shape raises
+            candidate = payload["candidates"][0]
+            (part,) = candidate["content"]["parts"]
+            text = part["text"]
+        except (LookupError, TypeError, ValueError):
+            return None
+        if text.__class__ is not str or len(part) != 1 or candidate.get("finishReason"):
+            return None
+        if "error" in payload or (self._model is None and payload.get("modelVersion")):
+            return None
+        usage = payload.get("usageMetadata")
+        if usage and usage != self._usage:
+            return None
+        if self._envelope.due:
+            self._envelope.learn(data, payload)
+        return text
 
     def feed_json(self, payload: Any) -> list[Event]:
         """Decode one parsed ``GenerateContentResponse`` (or a JSON array of them)."""

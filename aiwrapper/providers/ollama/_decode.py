@@ -92,7 +92,23 @@ class OllamaDecoder:
             if plain is not None and not self._done:
                 content = envelope.read(data) if reading else MISSING
                 if content is MISSING:
-                    content = self._plain_content(data)
+                    # Parsed whole: its content is read when the line holds only text (no
+                    # thinking, no calls, not the last line, no error); such a line teaches
+                    # the envelope when it is due.
+                    line: Any = _scan_object(data)  # None: no object (feed says what)
+                    content = None
+                    try:  # no type test on the way: anything but the plain shape raises
+                        message = line["message"]
+                        size = len(message) if message.__class__ is dict else 0
+                        if size == 1 or (size == 2 and "role" in message):
+                            content = message["content"]
+                    except (LookupError, TypeError):
+                        pass
+                    if content is not None:
+                        if line.get("done") or line.get("error") is not None:
+                            content = None
+                        elif envelope.due:
+                            envelope.learn(data, line)
                     reading = not envelope.cold  # learned, or gone cold, just now
             # Both think tags start with "<": content without one cannot hold or begin one.
             if content.__class__ is str and "<" not in content:
@@ -100,20 +116,6 @@ class OllamaDecoder:
                     into.append(plain(content))  # type: ignore[misc]
                 continue
             into += self.feed(None, data)
-
-    def _plain_content(self, data: str) -> Any:
-        """The content of a line parsed whole that holds only text (no thinking, no calls,
-        not the last line, no error); else None. Such a line teaches the envelope when due."""
-        line = _scan_object(data)
-        if line is None or line.get("done"):  # not an object (feed says what), or the last
-            return None
-        message: Any = line.get("message") if line.get("error") is None else None
-        size = len(message) if message.__class__ is dict else 0
-        if size != 1 and (size != 2 or "role" not in message):
-            return None  # the content, maybe with the role, and nothing else
-        if self._envelope.due:
-            self._envelope.learn(data, line)
-        return message.get("content")
 
     def feed_object(self, line: Any) -> list[Event]:
         """Decode one already-parsed line (or a whole non-streamed body)."""

@@ -181,55 +181,58 @@ class OpenAIStreamDecoder:
             # OpenAI pads each chunk with a random "obfuscation" string after the choices.
             envelope = self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
         reading = envelope.tries(len(events))
+        plain = self._model is not None and not self._done  # the first chunk names the model
         for _, data in events:
             chunk: Any = None  # the chunk parsed whole, where it was
-            delta: Any = None
-            read = False  # the delta was read from the envelope
-            if self._model is not None and not self._done:  # the first chunk names the model
-                delta = envelope.read(data) if reading else MISSING
-                read = delta is not MISSING
-                if not read:
-                    chunk, delta = self._parse(data, envelope)
+            delta: Any = MISSING
+            if plain:
+                if reading:
+                    delta = envelope.read(data)
+                if delta is MISSING:
+                    # Parsed whole: its delta is read below when the chunk carries nothing
+                    # else (no usage, error or finish); such a chunk teaches the envelope.
+                    chunk = _scan_object(data)  # None: [DONE], or no object (feed says which)
+                    delta = None
+                    try:  # no type test on the way: anything but the plain shape raises
+                        choice = chunk["choices"][0]
+                        finished = choice.get("finish_reason")
+                    except (LookupError, TypeError, AttributeError):
+                        finished = True
+                    if not finished and not chunk.get("usage") and chunk.get("error") is None:
+                        if envelope.due:
+                            envelope.learn(data, chunk)
+                            self._reference = chunk
+                        delta = choice.get("delta")
                     reading = not envelope.cold  # learned, or gone cold, just now
             if delta.__class__ is dict and len(delta) == 1:
-                content = delta.get("content")
-                if content.__class__ is str and content:
-                    into.append(text_delta(content))
-                    continue
+                if "content" in delta:
+                    content = delta["content"]
+                    if content.__class__ is str and content:
+                        into.append(text_delta(content))
+                        continue
                 tool_calls = delta.get("tool_calls")
                 if tool_calls.__class__ is list and tool_calls:
                     if len(tool_calls) == 1:
-                        call = tool_calls[0]
-                        index = call.get("index") if call.__class__ is dict else None
-                        function = call.get("function") if index.__class__ is int else None
-                        if function.__class__ is dict and calls.get(index) is not None:  # type: ignore[arg-type]
-                            arguments = function.get("arguments")
-                            if arguments.__class__ is str and arguments:
-                                calls[index] = True  # type: ignore[index]
-                                into.append(call_delta(index, arguments))  # type: ignore[arg-type]
-                                continue
+                        try:  # no type test on the way: anything but the plain shape raises
+                            call = tool_calls[0]
+                            index, arguments = call["index"], call["function"]["arguments"]
+                        except (LookupError, TypeError):
+                            index = arguments = None
+                        if (
+                            arguments.__class__ is str
+                            and arguments
+                            and index.__class__ is int
+                            and calls.get(index) is not None
+                        ):
+                            calls[index] = True
+                            into.append(call_delta(index, arguments))
+                            continue
                     into += self._calls_only(tool_calls, data)  # a call starts, say
                     continue
-            if read:
-                chunk = _with_delta(self._reference, delta)
+            if chunk is None and delta is not MISSING and delta is not None:
+                chunk = _with_delta(self._reference, delta)  # read from the envelope
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
-
-    def _parse(self, data: str, envelope: Envelope) -> tuple[Any, Any]:
-        """The chunk parsed whole (None when it is not JSON), and its delta when it carries
-        nothing else (else None). Such a chunk teaches the envelope when it is due."""
-        chunk = _scan_object(data)
-        if chunk is None:  # [DONE], or not an object: feed says which
-            return None, None
-        choices = chunk.get("choices")
-        if chunk.get("usage") or chunk.get("error") is not None or not choices:
-            return chunk, None
-        choice = choices[0] if choices.__class__ is list else None
-        if choice.__class__ is not dict or choice.get("finish_reason"):
-            return chunk, None
-        if envelope.due:
-            envelope.learn(data, chunk)
-            self._reference = chunk
-        return chunk, choice.get("delta")
+            plain = self._model is not None and not self._done
 
     def _decode(self, chunk: Any, data: str) -> list[Event]:
         """Events for a chunk parsed whole, as ``feed`` decodes one."""

@@ -51,7 +51,6 @@ _scan_object = jsonscan.scan_object
 # The two plain deltas, each as this module's own string (``is`` tells them apart).
 _TEXT, _ARGUMENTS = "response.output_text.delta", "response.function_call_arguments.delta"
 _PLAIN_KINDS = {_TEXT: _TEXT, _ARGUMENTS: _ARGUMENTS}
-_NOT_PLAIN: tuple[str, Any, Any] = ("", 0, MISSING)
 
 
 def _delta_of(payload: Any) -> Any:
@@ -134,6 +133,13 @@ class ResponsesStreamDecoder:
             return []  # some compatible servers end with [DONE]; OpenAI never sends it
         try:
             payload = _loads(data)
+        except _MALFORMED as exc:
+            raise errors.StreamError(f"{self._name}: undecodable stream event {data:.200}") from exc
+        return self._event(payload, data)
+
+    def _event(self, payload: Any, data: str) -> list[Event]:
+        """Decode one parsed event (``data``, its text, names it in an error)."""
+        try:
             kind = payload["type"]
             if kind == "response.output_text.delta":  # most events: one compare, no call
                 delta = payload.get("delta")
@@ -158,11 +164,28 @@ class ResponsesStreamDecoder:
         reading = envelope.tries(len(events))
         for _, data in events:
             piece: Any = MISSING
+            payload: Any = None  # the event parsed whole, where it was
             if not self._done:
                 kind, key = self._kind, self._key
-                piece = envelope.read(data) if reading else MISSING
+                if reading:
+                    piece = envelope.read(data)
                 if piece is MISSING:
-                    kind, key, piece = self._plain_delta(data)
+                    payload = _scan_object(data)  # None: [DONE], or no object
+                    plain: Any = None if payload is None else payload.get("type")
+                    # A list, say, is no kind (and unhashable).
+                    plain = _PLAIN_KINDS.get(plain) if plain.__class__ is str else None
+                    if plain is _TEXT:
+                        key = 0  # text goes to the open text part, whatever its item
+                    elif plain is _ARGUMENTS:
+                        key = payload.get("item_id") or payload.get("output_index", 0)
+                        if key.__class__ is not str and key.__class__ is not int:
+                            plain = None
+                    if plain is not None:
+                        kind = plain
+                        if envelope.due:
+                            envelope.learn(data, payload)
+                            self._kind, self._key = kind, key
+                        piece = payload.get("delta")
                     reading = not envelope.cold  # learned, or gone cold, just now
             if piece.__class__ is str and piece:
                 if kind is _TEXT:
@@ -173,28 +196,7 @@ class ResponsesStreamDecoder:
                     call.streamed = True
                     into.append(call_delta(call.index, piece))
                     continue
-            into += self.feed(None, data)
-
-    def _plain_delta(self, data: str) -> tuple[str, Key, Any]:
-        """The kind, item and piece of a text or arguments delta parsed whole, else
-        ``MISSING`` for the piece. Such an event teaches the envelope when it is due."""
-        payload = _scan_object(data)
-        if payload is None:  # [DONE], or not an object: feed says which
-            return _NOT_PLAIN
-        kind = payload.get("type")
-        kind = _PLAIN_KINDS.get(kind) if kind.__class__ is str else None  # a list: unhashable
-        if kind is _ARGUMENTS:
-            key = payload.get("item_id") or payload.get("output_index", 0)
-            if key.__class__ is not str and key.__class__ is not int:
-                return _NOT_PLAIN
-        elif kind is _TEXT:
-            key = 0  # text goes to the open text part, whatever its item
-        else:
-            return _NOT_PLAIN
-        if self._envelope.due:
-            self._envelope.learn(data, payload)
-            self._kind, self._key = kind, key
-        return kind, key, payload.get("delta")
+            into += self.feed(None, data) if payload is None else self._event(payload, data)
 
     def close(self) -> list[Event]:
         """The body ended; a stream without a terminal event was cut off."""
