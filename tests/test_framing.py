@@ -349,7 +349,7 @@ _BLOCKS = st.lists(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(blocks=_BLOCKS, cuts=st.lists(st.integers(min_value=0), max_size=4), crlf=st.booleans())
 def test_sse_any_mix_of_lines_gives_what_reading_line_by_line_gives(
     blocks: list[list[str]], cuts: list[int], crlf: bool
@@ -389,7 +389,7 @@ _MIXED_LINES = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     blocks=st.lists(st.lists(_MIXED_LINES, min_size=1, max_size=3), max_size=10),
     ends=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1, max_size=8),

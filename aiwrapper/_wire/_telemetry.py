@@ -87,6 +87,7 @@ def otel() -> Otel | None:
 
 
 _API_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
+# The variables naming a provider for the API to load (when none was set in code).
 _PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 
 
@@ -118,10 +119,6 @@ def _configured(api: Otel) -> bool:
     return not isinstance(metering, api.metrics.NoOpMeterProvider) and (
         type(metering).__name__ != "_ProxyMeterProvider"  # the API's unset global
     )
-
-
-# The variables naming a provider for the API to load (when none was set in code).
-_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 
 
 def _unset(api: Otel) -> bool:
