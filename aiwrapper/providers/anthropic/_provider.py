@@ -145,10 +145,7 @@ class AnthropicProvider:
             encode_extra_sampling(options, model, sampling=sampling, thinking_on=thinking_on)
         )
         body.update(thinking)
-        output = output_spec(options.output_type)
-        if output is not None:  # beside a thinking effort, in the same output_config
-            output_config = body.setdefault("output_config", {})
-            output_config["format"] = output_format(output.schema)
+        _add_output_format(body, options.output_type)
         if request.stream:
             body["stream"] = True
         merge_extra_body(body, options.extra_body)
@@ -227,3 +224,10 @@ _FALLBACK_MAX_TOKENS = 4096
 def _enabled(thinking: object) -> bool:
     """Whether a raw ``thinking`` field (given through ``extra_body``) turns thinking on."""
     return isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _add_output_format(body: dict[str, Any], output_type: Any) -> None:
+    """The structured output's format, beside a thinking effort in the same output_config."""
+    output = output_spec(output_type)
+    if output is not None:
+        body.setdefault("output_config", {})["format"] = output_format(output.schema)

@@ -189,20 +189,7 @@ class OpenAIStreamDecoder:
                 if reading:
                     delta = envelope.read(data)
                 if delta is MISSING:
-                    # Parsed whole: its delta is read below when the chunk carries nothing
-                    # else (no usage, error or finish); such a chunk teaches the envelope.
-                    chunk = _scan_object(data)  # None: [DONE], or no object (feed says which)
-                    delta = None
-                    try:  # no type test on the way: anything but the plain shape raises
-                        choice = chunk["choices"][0]
-                        finished = choice.get("finish_reason")
-                    except (LookupError, TypeError, AttributeError):
-                        finished = True
-                    if not finished and not chunk.get("usage") and chunk.get("error") is None:
-                        if envelope.due:
-                            envelope.learn(data, chunk)
-                            self._reference = chunk
-                        delta = choice.get("delta")
+                    chunk, delta = self._parsed_whole(data, envelope)
                     reading = not envelope.cold  # learned, or gone cold, just now
             if delta.__class__ is dict and len(delta) == 1:
                 if "content" in delta:
@@ -233,6 +220,23 @@ class OpenAIStreamDecoder:
                 chunk = _with_delta(self._reference, delta)  # read from the envelope
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
             plain = self._model is not None and not self._done
+
+    def _parsed_whole(self, data: str, envelope: Envelope) -> tuple[Any, Any]:
+        """A chunk the envelope did not read, parsed whole, and its delta: None unless the
+        chunk carries nothing else (no usage, error or finish); such a chunk teaches the
+        envelope. The chunk is None for ``[DONE]`` or no object (``feed`` says which)."""
+        chunk: Any = _scan_object(data)
+        try:  # no type test on the way: anything but the plain shape raises
+            choice = chunk["choices"][0]
+            finished = choice.get("finish_reason")
+        except (LookupError, TypeError, AttributeError):
+            return chunk, None
+        if finished or chunk.get("usage") or chunk.get("error") is not None:
+            return chunk, None
+        if envelope.due:
+            envelope.learn(data, chunk)
+            self._reference = chunk
+        return chunk, choice.get("delta")
 
     def _decode(self, chunk: Any, data: str) -> list[Event]:
         """Events for a chunk parsed whole, as ``feed`` decodes one."""
