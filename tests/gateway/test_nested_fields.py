@@ -168,6 +168,12 @@ async def test_chat_tool_strict_reaches_the_tool(strict: bool | None) -> None:
 
 
 ANTHROPIC_REFUSED = [
+    (
+        _messages(
+            {"role": "user", "content": "hi"}, system=[{"type": "text", "text": "s", "zz": 1}]
+        ),
+        "system[0].zz",
+    ),
     (_messages({"role": "user", "content": "hi", "foo": 1}), "messages[0].foo"),
     (
         _messages({"role": "user", "content": [{"type": "text", "text": "hi", "foo": 1}]}),
@@ -277,9 +283,9 @@ async def test_messages_serves_what_the_sdk_writes_when_it_replays_its_answers()
             "eager_input_streaming": True,
         }
     ]
-    reply = await _post(
-        MESSAGES, {"messages": _anthropic_replay(), "max_tokens": 16, "tools": tools}
-    )
+    system = [{"type": "text", "text": "be brief", "citations": None}]
+    body = {"messages": _anthropic_replay(), "max_tokens": 16, "tools": tools, "system": system}
+    reply = await _post(MESSAGES, body)
     assert reply.status_code == 200, reply.text
     assert reply.json()["content"] == [{"type": "text", "text": "ok"}]
 

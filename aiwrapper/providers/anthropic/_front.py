@@ -33,7 +33,7 @@ from .._serving import (
     read_tools,
 )
 from ._encode import wire_id
-from ._front_keys import check_message, check_tool
+from ._front_keys import check_message, check_system, check_tool
 from ._front_media import read_conversation
 from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
@@ -154,6 +154,7 @@ def _system(system: Any) -> list[LangMessage]:
     block, each keeping its breakpoint for an Anthropic backend (others drop it)."""
     if system is None or isinstance(system, str):
         return [LangMessage.text("system", system)] if system else []
+    check_system(system)
     if not isinstance(system, list) or not all(
         isinstance(b, dict) and isinstance(b.get("text"), str) for b in system
     ):

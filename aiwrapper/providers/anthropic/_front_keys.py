@@ -17,7 +17,7 @@ from typing import Any
 from .._front_fields import refuse_extra
 from .._serving import bad_request
 
-__all__ = ["check_message", "check_tool"]
+__all__ = ["check_message", "check_system", "check_tool"]
 
 _MESSAGE = frozenset({"role", "content"})
 _BLOCKS = {
@@ -51,6 +51,13 @@ def check_message(message: Mapping[str, Any], where: str) -> None:
     for index, block in enumerate(content if isinstance(content, list) else ()):
         if isinstance(block, Mapping):
             _check_block(block, f"{where}.content[{index}]")
+
+
+def check_system(system: Any) -> None:
+    """A 400 naming the first key of a ``system`` text block that is not read."""
+    for index, block in enumerate(system if isinstance(system, list) else ()):
+        if isinstance(block, Mapping) and block.get("type", "text") == "text":
+            refuse_extra(block, _BLOCKS["text"], f"system[{index}]", _REPLAYED)
 
 
 def _check_block(block: Mapping[str, Any], where: str) -> None:
