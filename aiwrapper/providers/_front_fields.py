@@ -18,6 +18,7 @@ from ._serving import bad_request, check_number, check_type
 __all__ = [
     "read_sampling",
     "read_user",
+    "refuse_extra",
     "refuse_logprobs",
     "refuse_set",
     "refuse_unknown",
@@ -40,6 +41,34 @@ def refuse_unknown(body: Mapping[str, Any], known: Collection[str], where: str =
     if unknown:
         path = f"{where}.{unknown[0]}" if where else unknown[0]
         raise bad_request(f"unknown field {path!r}: this gateway does not support it", path)
+
+
+def refuse_extra(
+    item: Mapping[str, Any],
+    known: frozenset[str],
+    where: str,
+    empty: Mapping[str, str] | None = None,
+) -> None:
+    """A 400 naming the first key of a nested object (a message, a part, a tool) at ``where``
+    that is neither read (``known``) nor, set to null or an empty value, one of ``empty``.
+
+    ``empty`` maps the keys a vendor's SDK writes when it replays its own objects to why the
+    gateway cannot honour them set: a replay leaves them null or empty, and is served.
+    """
+    if item.keys() <= known:  # the common case, one set comparison
+        return
+    for key in sorted(str(k) for k in item if k not in known):
+        reason = (empty or {}).get(key)
+        if reason is not None and item[key] in (None, False, "", [], {}):
+            continue
+        path = f"{where}.{key}"
+        why = reason or "this gateway does not support it"
+        raise bad_request(
+            f"unknown field {path!r}: {why}"
+            if reason is None
+            else f"{path!r} is not supported by this gateway: {why}",
+            path,
+        )
 
 
 def refuse_unless(body: Mapping[str, Any], key: str, *accepted: Any) -> None:

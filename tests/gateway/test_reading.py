@@ -58,6 +58,12 @@ class _Freed:
         self.threads.append(threading.get_ident())
 
 
+class _Holding(dict[str, Any]):
+    """A message dict holding an object, not as a key, that notes when it is freed."""
+
+    freed: _Freed
+
+
 class _Watched:
     """A front-end noting, when it decodes, its thread, the collector and the switch interval."""
 
@@ -96,7 +102,9 @@ async def _post(
 
     def parse(data: bytes) -> Any:
         parsed = real_parse(data)
-        parsed["messages" if wire != "responses" else "input"][-1]["_"] = [_Freed(freed)]
+        talk = parsed["messages" if wire != "responses" else "input"]
+        talk[-1] = _Holding(talk[-1])  # its keys untouched: the front-end refuses extra ones
+        talk[-1].freed = _Freed(freed)
         return parsed
 
     monkeypatch.setattr(_reading, "_parse", parse)

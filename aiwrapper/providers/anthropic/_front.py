@@ -33,6 +33,7 @@ from .._serving import (
     read_tools,
 )
 from ._encode import wire_id
+from ._front_keys import check_message, check_system, check_tool
 from ._front_media import read_conversation
 from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
@@ -144,6 +145,7 @@ def _message(message: Any, where: str) -> dict[str, Any]:
         raise bad_request("a message must be an object with role user or assistant", where)
     if message.get("content") is None:
         raise bad_request("a message needs 'content'", f"{where}.content")
+    check_message(message, where)
     return message
 
 
@@ -152,6 +154,7 @@ def _system(system: Any) -> list[LangMessage]:
     block, each keeping its breakpoint for an Anthropic backend (others drop it)."""
     if system is None or isinstance(system, str):
         return [LangMessage.text("system", system)] if system else []
+    check_system(system)
     if not isinstance(system, list) or not all(
         isinstance(b, dict) and isinstance(b.get("text"), str) for b in system
     ):
@@ -202,6 +205,7 @@ def _user(body: Mapping[str, Any]) -> str | None:
 def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     if entry.get("type") not in (None, "custom"):  # server tools run at Anthropic only
         raise bad_request(f"tool type {entry.get('type')!r} is not supported here", where)
+    check_tool(entry, where)
     if not isinstance(entry.get("name"), str):
         raise bad_request("a tool needs a 'name'", f"{where}.name")
     schema = entry.get("input_schema")
@@ -212,6 +216,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
         "name": entry["name"],
         "description": entry.get("description", ""),
         "parameters": schema,
+        "strict": entry.get("strict"),
     }
 
 

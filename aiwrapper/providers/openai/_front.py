@@ -38,6 +38,7 @@ from .._serving import (
     read_tools,
 )
 from ._front_content import read_chat_messages
+from ._front_keys import check_message, check_tool
 from ._front_stream import (
     ChunkEncoder,
     envelope,
@@ -179,6 +180,7 @@ def _refuse_unsupported(body: dict[str, Any]) -> None:
 def _message(message: Any, where: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise bad_request("a message must be an object", where)
+    check_message(message, where)
     _check_calls(message.get("tool_calls"), f"{where}.tool_calls")
     if message.get("content") is None and not _has_turn(message):
         raise bad_request("a message needs 'content'", f"{where}.content")
@@ -256,6 +258,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     function = entry.get("function")
     if entry.get("type") != "function" or not isinstance(function, Mapping):
         raise bad_request("a tool must be {'type': 'function', 'function': {...}}", where)
+    check_tool(entry, where)
     if not isinstance(function.get("name"), str):
         raise bad_request("a function needs a 'name'", f"{where}.function.name")
     if function.get("parameters") is not None:

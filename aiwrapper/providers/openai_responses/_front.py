@@ -34,6 +34,7 @@ from .._serving import (
 from ..openai._front import openai_error_body
 from ._front_input import read_input
 from ._front_items import new_id, output_items, response_object
+from ._front_keys import check_tool
 from ._front_stream import ResponseEventEncoder
 
 __all__ = ["ResponsesAPI"]
@@ -173,6 +174,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     if entry.get("type") != "function":
         message = f"tool type {entry.get('type')!r} is not supported here (function tools only)"
         raise bad_request(message, f"{where}.type")
+    check_tool(entry, where)
     if not isinstance(entry.get("name"), str):
         raise bad_request("a function tool needs a 'name'", f"{where}.name")
     parameters = entry.get("parameters")
@@ -182,6 +184,7 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
         "name": entry["name"],
         "description": entry.get("description") or "",
         "parameters": parameters if parameters is not None else {"type": "object"},
+        "strict": entry.get("strict"),
     }
 
 

@@ -21,6 +21,7 @@ from ..._conversation._messages import LangMessage, LangMessages, messages_from_
 from ..._errors import ConfigError
 from .._serving import bad_request
 from ._front_items import reasoning_part
+from ._front_keys import check_item
 from ._front_media import holds_media, read_parts
 
 __all__ = ["read_input"]
@@ -53,6 +54,7 @@ def read_input(raw: Any) -> LangMessages:
 def _item(item: Any, where: str) -> list[LangMessage]:
     if not isinstance(item, Mapping):
         raise bad_request("an input item must be an object", where)
+    check_item(item, where)
     kind = item.get("type", "message")
     if kind == "message":
         return _message(item, where)
