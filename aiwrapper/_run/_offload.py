@@ -15,8 +15,9 @@ too. So, while heavy work runs (one piece at a time in the whole process, see ``
 - the garbage collector is paused: a full collection cannot be interrupted and walks every
   tracked object (about 100 ms over a big conversation). What the work leaves alive is moved
   to the oldest generation without a walk, in the worker, not walked by young collections
-  later on the loop. In a process that froze objects (``gc.freeze``) that move would unfreeze
-  them, so there the collector runs young collections only, in short walks;
+  later on the loop. In a process that holds frozen objects (``serve`` freezes what it
+  loaded; Python 3.12 starts with some) that move would unfreeze them, so there the collector
+  runs young collections only, in short walks;
 - a single call into C must stay short: json's encoder holds the GIL for a whole value, so a
   body is written a slice of each long list at a time (``_bodybytes``);
 - freeing a big value is one uninterruptible cascade; ``take_apart`` frees JSON values a

@@ -64,15 +64,22 @@ class _Holding(dict[str, Any]):
     freed: _Freed
 
 
+def _full_collections() -> bool:
+    """Whether the collector could walk everything now: not while a big body is read (it is
+    paused, or kept to young collections where the process holds frozen objects)."""
+    return gc.isenabled() and gc.get_threshold()[2] < 1_000_000
+
+
 class _Watched:
-    """A front-end noting, when it decodes, its thread, the collector and the switch interval."""
+    """A front-end noting, when it decodes, its thread, whether a full collection could run
+    and the switch interval."""
 
     def __init__(self, real: Any, seen: list[tuple[int, bool, float]]) -> None:
         self.real = real
         self.seen = seen
 
     def decode(self, body: Any) -> Any:
-        self.seen.append((threading.get_ident(), gc.isenabled(), sys.getswitchinterval()))
+        self.seen.append((threading.get_ident(), _full_collections(), sys.getswitchinterval()))
         return self.real.decode(body)
 
     def __getattr__(self, name: str) -> Any:
@@ -83,7 +90,7 @@ class _RefusingInAHandler(_Watched):
     """A front-end refusing every body from an ``except`` block, with another cause."""
 
     def decode(self, body: Any) -> Any:
-        self.seen.append((threading.get_ident(), gc.isenabled(), sys.getswitchinterval()))
+        self.seen.append((threading.get_ident(), _full_collections(), sys.getswitchinterval()))
         try:
             body["no such field"]
         except KeyError:  # the KeyError's traceback holds this frame, and so ``body``
