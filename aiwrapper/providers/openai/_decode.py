@@ -176,10 +176,7 @@ class OpenAIStreamDecoder:
         loop). Any other chunk is decoded as ``feed`` decodes it, parsed only once.
         """
         calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
-        envelope = self._envelope
-        if envelope is None:
-            # OpenAI pads each chunk with a random "obfuscation" string after the choices.
-            envelope = self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
+        envelope = self._envelope or self._new_envelope()
         reading = envelope.tries(len(events))
         plain = self._model is not None and not self._done  # the first chunk names the model
         for _, data in events:
@@ -220,6 +217,11 @@ class OpenAIStreamDecoder:
                 chunk = _with_delta(self._reference, delta)  # read from the envelope
             into += self.feed(None, data) if chunk is None else self._decode(chunk, data)
             plain = self._model is not None and not self._done
+
+    def _new_envelope(self) -> Envelope:
+        # OpenAI pads each chunk with a random "obfuscation" string after the choices.
+        self._envelope = Envelope("delta", _delta_of, padding=_PADDING)
+        return self._envelope
 
     def _parsed_whole(self, data: str, envelope: Envelope) -> tuple[Any, Any]:
         """A chunk the envelope did not read, parsed whole, and its delta: None unless the
