@@ -59,7 +59,7 @@ def refuse_extra(
         return
     for key in sorted(str(k) for k in item if k not in known):
         reason = (empty or {}).get(key)
-        if reason is not None and item[key] in (None, False, "", [], {}):
+        if reason is not None and _empty(item[key]):
             continue
         path = f"{where}.{key}"
         why = reason or "this gateway does not support it"
@@ -69,6 +69,11 @@ def refuse_extra(
             else f"{path!r} is not supported by this gateway: {why}",
             path,
         )
+
+
+def _empty(value: object) -> bool:
+    """Null, false or an empty string, list or object (not 0, which equals False)."""
+    return value is None or value is False or (type(value) in (str, list, dict) and not value)
 
 
 def refuse_unless(body: Mapping[str, Any], key: str, *accepted: Any) -> None:

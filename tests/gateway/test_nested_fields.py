@@ -71,6 +71,7 @@ CHAT_REFUSED = [
     (_chat({"role": "user", "content": "hi", "name": "bob"}), "messages[0].name"),
     (_chat({"role": "system", "content": "hi", "name": "bob"}), "messages[0].name"),
     (_chat({"role": "assistant", "content": None, "refusal": "no"}), "messages[0].refusal"),
+    (_chat({"role": "assistant", "content": "a", "refusal": 0}), "messages[0].refusal"),
     (_chat({"role": "assistant", "content": "a", "audio": {"id": "x"}}), "messages[0].audio"),
     (
         _chat({"role": "assistant", "content": "a", "annotations": [{"type": "url_citation"}]}),
