@@ -129,7 +129,7 @@ class _SlowOllama(http.server.BaseHTTPRequestHandler):
 
 def test_a_stream_in_flight_at_ctrl_c_still_finishes() -> None:
     backend = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowOllama)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    threading.Thread(target=backend.serve_forever, args=(0.01,), daemon=True).start()
     port = _free_port()
     env = {**_environment(), "OLLAMA_HOST": f"http://127.0.0.1:{backend.server_port}"}
     command = [*SERVE, "--route", "local=ollama:qwen3", "--port", str(port)]

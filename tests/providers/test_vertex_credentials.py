@@ -95,7 +95,7 @@ def private_key() -> str:
 @pytest.fixture
 def token_server() -> Iterator[TokenServer]:
     server = TokenServer()
-    thread = threading.Thread(target=server.http.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.http.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield server
     server.http.shutdown()
