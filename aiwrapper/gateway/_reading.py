@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._run._offload import SWITCH_INTERVAL, YOUNG_AFTER_WORK, heavy_work, take_apart
+from .._run._offload import heavy_work, take_apart
 from ..providers._callstate import unpack_calls
 from ..providers._serving import ClientRequest, Frontend, GatewayError, in_call_order
 from ._jsonsteps import loads as loads_in_steps
@@ -43,7 +43,7 @@ from ._jsonsteps import loads as loads_in_steps
 if TYPE_CHECKING:
     from .._conversation._messages import LangMessages
 
-__all__ = ["Decoded", "read_request", "release", "take_apart"]
+__all__ = ["Decoded", "read_request", "release"]
 
 logger = logging.getLogger("aiwrapper.gateway")
 
@@ -51,10 +51,6 @@ logger = logging.getLogger("aiwrapper.gateway")
 _INLINE_BODY_BYTES = 8 * 1024
 # Past this size json's C parser would hold the GIL (and so the loop) for more than a few ms.
 _PREEMPTIBLE_BODY_BYTES = 256 * 1024
-# How long a worker reading a big body may keep the GIL while the loop waits for it.
-_SWITCH_INTERVAL = SWITCH_INTERVAL
-# Past this many young objects left by a read, they are collected before the loop gets them.
-_YOUNG_AFTER_READING = YOUNG_AFTER_WORK
 # Messages past which a served conversation is freed off the loop, and how many at a time.
 _MANY_TO_RELEASE = 1_000
 _RELEASE_STEP = 1_000

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from aiwrapper import Lang
+from aiwrapper._run import _offload
 from aiwrapper.gateway import Gateway, _reading
 from aiwrapper.providers._serving import MAX_TOOLS, GatewayError
 
@@ -136,7 +137,7 @@ async def test_a_big_refused_body_is_read_and_freed_off_the_loop(
     assert reply.status_code == 400
     assert f"at most {MAX_TOOLS} tools" in reply.text
     loop_thread = threading.get_ident()
-    assert seen == [(seen[0][0], False, _reading._SWITCH_INTERVAL)]
+    assert seen == [(seen[0][0], False, _offload.SWITCH_INTERVAL)]
     assert seen[0][0] != loop_thread
     assert len(freed) == 1
     assert freed[0] != loop_thread  # not carried to the loop in the refusal's traceback
@@ -189,7 +190,7 @@ def test_taking_a_body_apart_leaves_whole_what_something_else_still_holds() -> N
     kept = {"properties": {"city": {"type": "string"}}, "required": ["city"]}
     freed: list[int] = []
     held = [{"tools": [{"schema": kept}], "messages": [{"a": [1, {"b": [_Freed(freed)]}]}]}]
-    _reading.take_apart(held)
+    _offload.take_apart(held)
     assert held == []
     assert freed == [threading.get_ident()]
     assert kept == {"properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -212,7 +213,7 @@ async def test_what_a_big_read_leaves_alive_is_collected_before_the_loop_gets_it
     assert reply.status_code == 200
     assert len(freed) == 1
     assert len(young) == 1
-    assert young[0] < _reading._YOUNG_AFTER_READING  # not the 6,000 messages' 20,000 objects
+    assert young[0] < _offload.YOUNG_AFTER_WORK  # not the 6,000 messages' 20,000 objects
 
 
 @pytest.mark.parametrize("wire", list(PATHS))
