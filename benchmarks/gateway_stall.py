@@ -47,7 +47,8 @@ sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiw
 import httpx  # noqa: E402
 
 from aiwrapper import Lang  # noqa: E402
-from aiwrapper.gateway import Gateway, _reading  # noqa: E402
+from aiwrapper._run import _offload  # noqa: E402
+from aiwrapper.gateway import Gateway  # noqa: E402
 
 MIB = 1024 * 1024
 NEAR_LIMIT = 8 * MIB - 256 * 1024  # under the default max_body_bytes (8 MiB)
@@ -177,7 +178,7 @@ async def in_process(cases: list[tuple[str, str, int, bytes]], runs: int) -> lis
 def _spin(seconds: float) -> None:
     """Pure Python for ``seconds``, with the switch interval the gateway reads big bodies with."""
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(_reading._SWITCH_INTERVAL)
+    sys.setswitchinterval(_offload.SWITCH_INTERVAL)
     try:
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
