@@ -23,7 +23,7 @@ from ._conversation._messages import LangMessage, opening
 from ._conversation._result import LangResult
 from ._conversation._runevents import RunEvent
 from ._knowledge._modelfacts import ModelFacts
-from ._run._callsetup import CallSetup, setup_key
+from ._run._callsetup import CallSetup, Wrapped, setup_key
 from ._run._decisions import decision_map, saved
 from ._run._loop import Run
 from ._run._offload import is_heavy_input, off_loop
@@ -69,6 +69,7 @@ class Lang:
         self._wrapped: weakref.WeakKeyDictionary[Any, Tool] = weakref.WeakKeyDictionary()
         self._facts = ModelFacts()  # model_info of the models asked, kept across runs
         self._last_setup: CallSetup | None = None
+        self._last_wrapped: Wrapped | None = None  # the last call's functions, as tools
 
     # The factories: each hands its keywords to its provider package's builder. Every HTTP
     # factory also takes ``timeout``, ``max_retries``, ``http_client``, ``max_connections``,
@@ -457,10 +458,14 @@ class Lang:
         if last is not None and last.fits(key):
             return last
         merged = merge_options(self.options, options, **overrides)
-        functions = [self._wrap(f) for f in merged.functions or ()]
-        sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
-        tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
-        setup = CallSetup(merged, tools, sources, key or ())
+        given = tuple(merged.functions or ())
+        wrapped = self._last_wrapped
+        if wrapped is None or not wrapped.fits(given):  # the same functions: the same tools
+            functions = [self._wrap(f) for f in given]
+            sources = [f for f in functions if isinstance(f, ToolSource)]  # MCP servers
+            tools = to_tools([f for f in functions if not isinstance(f, ToolSource)])
+            wrapped = self._last_wrapped = Wrapped(given, tools, sources)
+        setup = CallSetup(merged, wrapped.tools, wrapped.sources, key or ())
         self._last_setup = setup if key is not None else None
         return setup
 

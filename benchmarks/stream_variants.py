@@ -1,7 +1,8 @@
 """Streams we did not shape, decoded with ``on_result`` set, against raw httpx + ``json.loads``.
 
 Usage: ``python benchmarks/stream_variants.py [--quick] [--json] [--repeats N]
-[--wires openai,...] [--variants recorded,...] [--no-memory]``.
+[--wires openai,...] [--kinds text,tools] [--variants recorded,...] [--sizes 5000,...]
+[--no-memory]``.
 
 For each wire (Chat Completions, Anthropic, Gemini, Ollama, Responses), the recorded fixture
 streams grown to N text deltas, and N tool-argument fragments (in four calls) where the wire
@@ -56,6 +57,7 @@ class Plan:
     sizes: tuple[int, ...]
     repeats: int
     wires: tuple[str, ...]
+    kinds: tuple[str, ...]
     variants: tuple[str, ...]
     memory_size: int
     memory_runs: int
@@ -131,7 +133,7 @@ async def measure_ratios(server: ServerProcess, plan: Plan) -> dict[tuple, float
     print(_header(plan), flush=True)
     async with httpx.AsyncClient(timeout=120) as client:  # the server renders for seconds
         for wire in plan.wires:
-            for kind in wire_variants.KINDS[wire]:
+            for kind in (k for k in wire_variants.KINDS[wire] if k in plan.kinds):
                 for variant in plan.variants:
                     for n in plan.sizes:
                         name = wire_variants.scenario_name(wire, kind, variant, n)
@@ -141,7 +143,8 @@ async def measure_ratios(server: ServerProcess, plan: Plan) -> dict[tuple, float
                             ours, raw, repeats=plan.repeats, times=times
                         )
                     print(_row(cells, plan, wire, kind, variant), flush=True)
-    print(_lowest(cells, plan))
+    if cells:
+        print(_lowest(cells, plan))
     return cells
 
 
@@ -187,10 +190,14 @@ def _machine() -> str:
 
 def _plan(args: argparse.Namespace) -> Plan:
     wires = tuple(args.wires.split(",")) if args.wires else wire_variants.WIRES
+    kinds = tuple(args.kinds.split(",")) if args.kinds else ("text", "tools")
     variants = tuple(args.variants.split(",")) if args.variants else wire_variants.VARIANTS
+    sizes = (50, 500) if args.quick else (5_000, 50_000)
+    if args.sizes:
+        sizes = tuple(int(n) for n in args.sizes.split(","))
     if args.quick:
-        return Plan((50, 500), args.repeats or 1, wires, variants, 500, 1, ("recorded",))
-    return Plan((5_000, 50_000), args.repeats or 5, wires, variants, 5_000, 3, ("recorded",))
+        return Plan(sizes, args.repeats or 1, wires, kinds, variants, 500, 1, ("recorded",))
+    return Plan(sizes, args.repeats or 5, wires, kinds, variants, 5_000, 3, ("recorded",))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -199,7 +206,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="also write stream_variants.json")
     parser.add_argument("--repeats", type=int, help="alternating pairs per cell")
     parser.add_argument("--wires", help="comma-separated wires (default: all)")
+    parser.add_argument("--kinds", help="comma-separated kinds: text, tools (default: both)")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
+    parser.add_argument("--sizes", help="comma-separated delta counts (default: 5000,50000)")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory table")
     return parser
 

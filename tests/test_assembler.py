@@ -22,12 +22,14 @@ from aiwrapper._conversation._events import (
     UsageEvent,
 )
 from aiwrapper._conversation._messages import (
+    LangMessages,
     OpaquePart,
     ProviderState,
     TextPart,
     ThinkingPart,
     ToolCallPart,
 )
+from aiwrapper._conversation._result import LangResult
 
 LIVE = pytest.mark.parametrize("live", [False, True], ids=["batch", "live"])
 
@@ -331,3 +333,35 @@ def test_the_cost_of_a_fragment_does_not_grow_with_the_arguments_size() -> None:
     # the 16x larger call cost about 16x more per fragment; linear work keeps it near 1.
     growth = _seconds_per_fragment(64_000) / _seconds_per_fragment(4_000)
     assert growth < 4, f"per-fragment cost grew {growth:.1f}x for 16x the arguments"
+
+
+def test_a_result_reads_a_live_answer_as_the_turn_joins_it() -> None:
+    result = LangResult("hi", LangMessages())
+    assembler = Assembler("p", live=True)
+    result._stream_turn(assembler)
+    state = PartStateEvent(ProviderState("p", {"s": 1}))
+    events: list[Event] = [
+        TextDelta("a"),
+        TextDelta("b"),
+        TextDelta(" café"),  # not ASCII: joined when read
+        TextDelta("c"),
+        state,  # a part with state takes no more text: the next delta opens a part
+        TextDelta("d"),
+        ThinkingDelta("hm"),
+        TextDelta("e", new_part=True),
+        ToolCallStart(0, "c0", "f"),
+    ]
+    answers = []
+    for event in events:
+        assembler.add(event)
+        answers.append(result.answer)
+    assert answers == [
+        "a",
+        "ab",
+        "ab café",
+        "ab caféc",
+        "ab caféc",
+        *["ab cafécd"] * 2,
+        *["ab cafécde"] * 2,
+    ]
+    assert result.answer == assembler.message.answer

@@ -108,3 +108,36 @@ def test_a_setup_fits_a_key_of_the_same_objects_compared_by_identity() -> None:
     assert not setup.fits(setup_key(None, LangOptions(deps=deps), {"functions": [second]}))
     assert not setup.fits(setup_key(None, LangOptions(deps=deps), {"functions": []}))
     assert not setup.fits(setup_key(None, LangOptions(deps=deps), {}))
+
+
+async def test_a_call_with_a_new_callback_reuses_the_tools_of_the_same_functions() -> None:
+    definition = {"name": "lookup", "description": "Look up.", "parameters": {"q": {"type": "str"}}}
+    lang = Lang.scripted(["a", "b", "c"])
+    seen: list[str] = []
+    call: dict[str, Any] = {"auto_execute": False}
+    await lang.ask(
+        "hi", functions=[definition, first], on_result=lambda r: seen.append("1"), **call
+    )
+    wrapped = lang._last_wrapped
+    await lang.ask(
+        "hi", functions=(definition, first), on_result=lambda r: seen.append("2"), **call
+    )
+    assert wrapped is not None
+    assert lang._last_wrapped is wrapped  # the dict was not made a tool again
+    assert [t.name for t in wrapped.tools] == ["lookup", "first"]
+    await lang.ask(
+        "hi", functions=[first, definition], on_result=lambda r: seen.append("3"), **call
+    )
+    assert lang._last_wrapped is not wrapped  # another order: made afresh
+    assert _names(lang, 2) == ["first", "lookup"]
+    assert sorted(set(seen)) == ["1", "2", "3"]  # each call's own callback was called
+
+
+async def test_another_definition_with_equal_content_is_made_a_tool_afresh() -> None:
+    make = lambda: {"name": "lookup", "parameters": {"q": {"type": "str"}}}  # noqa: E731
+    lang = Lang.scripted(["a", "b"])
+    await lang.ask("hi", functions=[make()], on_result=lambda r: None, auto_execute=False)
+    wrapped = lang._last_wrapped
+    await lang.ask("hi", functions=[make()], on_result=lambda r: None, auto_execute=False)
+    assert wrapped is not None
+    assert lang._last_wrapped is not wrapped  # compared by identity, never by ==

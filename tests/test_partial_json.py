@@ -102,6 +102,28 @@ def test_a_string_read_after_every_fragment_keeps_earlier_readings_unchanged() -
     assert readings == ["".join(str(k % 10) for k in range(i + 1)) for i in range(200)]
 
 
+def test_escapes_among_plain_fragments_read_as_json_reads_them() -> None:
+    # Two-character escapes whole in a fragment, and escapes cut by a fragment's end.
+    fragments = ["a", '\\"q\\" \\n', "b", "\\", "t", "\\u00", "e9", "\\ud83d", "x"]
+    parser = PartialJSON()
+    parser.feed('{"code": "')
+    readings = [parser.feed(fragment)["code"] for fragment in fragments]
+    text = 'a"q" \nb'
+    assert readings == [
+        "a",
+        'a"q" \n',
+        text,
+        text,  # a lone backslash waits for what it escapes
+        text + "\t",
+        text + "\t",
+        text + "\té",
+        text + "\té",  # a high surrogate waits for its low half
+        text + "\té\ud83dx",  # none came: kept alone, as json.loads keeps it
+    ]
+    parser.feed('"}')
+    assert parser.value == json.loads('{"code": "' + "".join(fragments) + '"}')
+
+
 @pytest.mark.parametrize("depth", [1_000, 100_000])
 def test_deep_nesting_never_exhausts_the_recursion_limit(depth: int) -> None:
     parser = PartialJSON()

@@ -82,6 +82,9 @@ class Assembler:
     _parsers: dict[int, tuple[FunctionCall, PartialJSON]] = field(default_factory=dict)
     _open: TextPart | ThinkingPart | None = None
     _chunks: list[str] = field(default_factory=list)
+    # Live: the turn's only part, a text part with no chunk waiting, once ``answer`` was read
+    # so: the answer is its text, which a result reads here with no call (None otherwise).
+    shown: TextPart | None = None
 
     def add(self, event: Event) -> None:
         """Fold one event into the message."""
@@ -98,13 +101,15 @@ class Assembler:
         # by every fold, watched or not: what ``_add_text`` would do, without its call.
         part, text = self._open, event.text
         if part.__class__ is TextPart and part.state is None and not event.new_part:
-            if self.live and not self._chunks and text.isascii():
-                # Watched, the answer is read after every delta: grow the text at once, in
-                # place as ``_settle`` does (ASCII text has no surrogate half to pair).
-                grown, part.text = part.text, ""
-                grown += text
-                part.text = grown
-                return
+            if self.live:
+                if not self._chunks and text.isascii():
+                    # Watched, the answer is read after every delta: grow the text at once,
+                    # in place as ``_settle`` does (ASCII text has no surrogate half to pair).
+                    grown, part.text = part.text, ""
+                    grown += text
+                    part.text = grown
+                    return
+                self.shown = None  # the part's text is not all of the answer until joined
             self._chunks.append(text)
             return
         self._add_text(TextPart, text, event.new_part)
@@ -137,6 +142,8 @@ class Assembler:
             if self._chunks:
                 self._settle()
             if len(self.message.parts) == 1:  # the common case, read after every delta
+                if self.live:
+                    self.shown = part  # until a chunk waits, or another part comes
                 return part.text
         return self.message.answer
 
@@ -165,6 +172,7 @@ class Assembler:
         return self.message
 
     def _add_text(self, kind: type[TextPart] | type[ThinkingPart], text: str, new: bool) -> None:
+        self.shown = None  # a chunk waits (and maybe a new part comes)
         part = self._open
         if part is None or new or type(part) is not kind or part.state is not None:
             self._close_text()
@@ -178,6 +186,7 @@ class Assembler:
     def _close_text(self) -> None:
         self._settle()
         self._open = None
+        self.shown = None  # another part comes next, or the turn ends
 
     def _settle(self) -> None:
         """Move the chunks waiting for the open part into its text."""

@@ -13,7 +13,7 @@ from typing import Any, Generic, Protocol
 from typing_extensions import TypeVar
 
 from ._call import CallStatus, FunctionCall, call_markdown
-from ._messages import LangMessages
+from ._messages import LangMessages, TextPart
 
 __all__ = ["CallStatus", "FunctionCall", "LangResult", "RequestUsage", "Usage", "result_markdown"]
 
@@ -87,7 +87,13 @@ class Usage:
 
 
 class _TurnText(Protocol):
-    """The turn being streamed, which builds its text when it is read."""
+    """The turn being streamed, which builds its text when it is read.
+
+    ``shown`` is the text part whose text is all of ``answer`` when the turn knows it is, for
+    the answer to be read without a call (after every delta, by an ``on_result`` callback).
+    """
+
+    shown: TextPart | None
 
     @property
     def answer(self) -> str: ...
@@ -146,7 +152,10 @@ class LangResult(Generic[OutputT]):
     def answer(self) -> str:
         """The text of the latest assistant turn (while streaming, the turn being streamed)."""
         streaming = self._streaming
-        return self._answer if streaming is None else streaming.answer
+        if streaming is None:
+            return self._answer
+        shown = streaming.shown
+        return streaming.answer if shown is None else shown.text
 
     @answer.setter
     def answer(self, value: str) -> None:

@@ -8,6 +8,11 @@ the next call passes the same things. "The same" is checked, never assumed: ever
 list holds the same functions. A container that an option check reads (a ``stop`` list)
 could have been edited in place since, so a call that passes one is merged, and checked,
 afresh every time.
+
+The functions are wrapped apart from the options (``Wrapped``): a call that passes the same
+functions with another option, most often a new ``on_result`` callback made for each call,
+merges its options afresh but reuses the tools, whose making (a dict definition's schema
+compiled, then rendered for the wire) costs far more than the merge.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from .._tools import Tool
 from .._tools.sources import ToolSource
 from ._options import CHECKED_OPTIONS, LangOptions, OptionsLike, set_fields
 
-__all__ = ["CallSetup", "SetupKey", "setup_key"]
+__all__ = ["CallSetup", "SetupKey", "Wrapped", "setup_key"]
 
 # What a setup is made from: what each layer sets, then the functions it lists, each part
 # closed by ``_END``; compared object by object (``is``). User values are never compared with
@@ -80,3 +85,24 @@ class CallSetup:
         """Whether a call whose setup would be made from ``key`` may reuse this one."""
         mine = self.key
         return key is not None and len(key) == len(mine) and all(map(operator.is_, key, mine))
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapped:
+    """A call's ``functions`` made tools and tool sources, and the objects they were made of.
+
+    Attributes:
+        given: The ``functions`` entries, in order.
+        tools: The entries that are tools, wrapped.
+        sources: The entries that are tool sources (MCP servers).
+    """
+
+    given: tuple[Any, ...]
+    tools: Sequence[Tool]
+    sources: Sequence[ToolSource]
+
+    def fits(self, functions: tuple[Any, ...]) -> bool:
+        """Whether ``functions`` are the same objects, in the same order (``is``, never
+        ``==``): the setup key's rule for functions."""
+        given = self.given
+        return len(functions) == len(given) and all(map(operator.is_, functions, given))

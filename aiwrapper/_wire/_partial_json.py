@@ -49,6 +49,7 @@ class PartialJSON:
         "_expect",
         "_failed",
         "_high",
+        "_in_string",
         "_key",
         "_pieces",
         "_slot",
@@ -73,6 +74,9 @@ class PartialJSON:
         self._text = ""  # the open number or literal as far as it was read
         self._escape = ""  # an escape of the open string still incomplete: "\\", "\\u00"...
         self._high = ""  # a high surrogate waiting for its low half
+        # In an open string with nothing pending (no escape or surrogate half, not failed):
+        # set after every fragment of the general path, the one place that changes these.
+        self._in_string = False
 
     @property
     def value(self) -> Any:
@@ -82,12 +86,7 @@ class PartialJSON:
 
     def feed(self, text: str) -> Any:
         """Read the next fragment of the text; return the value so far, as ``value`` does."""
-        if (
-            self._token == _STRING
-            and '"' not in text
-            and "\\" not in text
-            and not (self._escape or self._failed or self._high)
-        ):
+        if self._in_string and '"' not in text and "\\" not in text:
             # Most fragments of a long argument are more of an open string: added here, as
             # ``_read_string`` and ``_add_piece`` would add them, without their calls.
             slot, key = self._slot, self._slot_key
@@ -95,8 +94,7 @@ class PartialJSON:
             slot[key] = None  # dropped first, so ``grown`` is extended in place (see _add_piece)
             grown += text
             slot[key] = grown
-            root = self._top[0]
-            return None if root is _NOTHING else root
+            return self._top[0]  # an open string shows from its quote on: the root is shown
         i, end = 0, len(text)
         while i < end and not self._failed:
             token = self._token
@@ -113,6 +111,9 @@ class PartialJSON:
                     i += 1
         if self._token == _NUMBER and not self._failed:  # cut off by the fragment's end
             self._show_number()
+        self._in_string = self._token == _STRING and not (
+            self._escape or self._failed or self._high
+        )
         return self.value
 
     def _structural(self, char: str) -> None:
@@ -184,8 +185,9 @@ class PartialJSON:
 
     def _read_string(self, text: str, i: int) -> int:
         end = len(text)
+        pieces: list[str] = []  # decoded text of this fragment, added at once
         while i < end:
-            if self._escape:
+            if self._escape:  # only ever at the fragment's start: ``pieces`` is empty
                 i = self._read_escape(text, i)
                 continue
             # Most fragments hold neither a quote nor a backslash: two ``in`` tests tell so
@@ -193,14 +195,29 @@ class PartialJSON:
             stop = _STRING_STOP.search(text, i) if '"' in text or "\\" in text else None
             j = end if stop is None else stop.start()
             if j > i:
-                self._add_piece(text[i:j])  # the whole fragment itself when it all fits
+                pieces.append(text[i:j])  # the whole fragment itself when it all fits
             if j == end:
-                return end
+                break
             if text[j] == '"':
+                self._add_pieces(pieces)
                 self._end_string()
                 return j + 1
+            # A two-character escape (\n, \") whole in this fragment is decoded right here;
+            # any other (\u, or one cut off by the fragment's end) goes to ``_read_escape``.
+            decoded = _ESCAPES.get(text[j + 1 : j + 2])
+            if decoded is not None:
+                pieces.append(decoded)
+                i = j + 2
+                continue
+            self._add_pieces(pieces)
+            pieces = []
             self._escape, i = "\\", j + 1
+        self._add_pieces(pieces)
         return end
+
+    def _add_pieces(self, pieces: list[str]) -> None:
+        if pieces:
+            self._add_piece(pieces[0] if len(pieces) == 1 else "".join(pieces))
 
     def _read_escape(self, text: str, i: int) -> int:
         escape = self._escape
