@@ -26,10 +26,16 @@ from .providers._registry import HTTP_PROVIDERS
 __all__ = ["build_parser", "run_ask", "run_doctor"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every subcommand; no subcommand means the demo."""
-    from .gateway import _serve as serve
+_SERVE_HELP = "serve the chat APIs clients already speak, from any provider"
 
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; no subcommand means the demo.
+
+    ``serve``'s options come from the gateway, whose import costs about as much as the rest
+    of the command line together, so they are added only when ``argv`` names ``serve`` (or is
+    None: the whole parser).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m aiwrapper",
         description="Function calling with language models. With no command: a demo of two "
@@ -56,8 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="show each provider's declaration of a tool, and what is lossy or risky"
     )
     doctor.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. myapp.tools:get_weather")
-    served = commands.add_parser("serve", help=serve.DESCRIPTION, description=serve.DESCRIPTION)
-    serve.add_arguments(served)
+    served = commands.add_parser("serve", help=_SERVE_HELP)
+    if argv is None or "serve" in argv:
+        from .gateway import _serve as serve
+
+        served.description = serve.DESCRIPTION
+        serve.add_arguments(served)
     return parser
 
 
@@ -146,7 +156,8 @@ def _imported(name: str) -> object:
 
 def run(argv: Sequence[str] | None, demo: Callable[[], int]) -> int:
     """Parse ``argv`` and run its command, or ``demo()`` when there is none."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     if args.command == "ask":
         return run_ask(args)
     if args.command == "doctor":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,14 @@ import pytest
 from aiwrapper._knowledge import _catalogue as catalogue
 from aiwrapper._knowledge import _models as models
 from aiwrapper._run import _capabilities as capabilities
+
+# The suite compiles and caches bytecode even where the environment asks Python not to (as
+# container images often do with PYTHONDONTWRITEBYTECODE): it starts about 70 interpreters
+# (the command line, the examples, import checks) and a worker per CPU and one, each of which
+# would otherwise compile the package again, and each worker would rewrite every test module's
+# assertions again. Workers and subprocesses inherit the environment without the variable.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

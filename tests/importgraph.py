@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiwrapper
@@ -33,7 +34,7 @@ def import_graph(root: Path) -> Graph:
     graph: Graph = {}
     for module, path in paths.items():
         edges = graph.setdefault(module, {})
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body):
             for target in _targets(node, module, paths):
                 if target != module:
                     edges[target] = min(edges.get(target, node.lineno), node.lineno)
@@ -48,6 +49,17 @@ def package_graph() -> Graph:
 @functools.cache
 def _package_graph() -> Graph:
     return import_graph(PACKAGE)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement, however nested (imports are statements: expressions need no visit)."""
+    for statement in body:
+        yield statement
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                yield from _statements([child])
+            elif isinstance(child, (ast.excepthandler, ast.match_case)):
+                yield from _statements(child.body)
 
 
 def _targets(node: ast.AST, module: str, paths: dict[str, Path]) -> list[str]:

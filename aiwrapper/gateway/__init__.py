@@ -10,6 +10,19 @@ server, or run ``python -m aiwrapper serve --route NAME=PROVIDER:MODEL``.
 
 from __future__ import annotations
 
-from ._app import Gateway
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._app import Gateway
 
 __all__ = ["Gateway"]
+
+
+def __getattr__(name: str) -> object:
+    # The application loads on first use: the command line's ``ask`` reads route names from
+    # ``_routes`` and should not pay for the app's imports (about half its start-up).
+    if name == "Gateway":
+        from ._app import Gateway
+
+        return Gateway
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import selectors
 import signal
 import socket
 import subprocess
@@ -298,15 +299,42 @@ def _trickle(sockets: list[socket.socket], *, seconds: float) -> int:
 def test_idle_connections_past_the_descriptor_limit_do_not_lock_clients_out() -> None:
     with _serving("--route", "x=ollama:qwen3", limit_files=256) as base:
         port = int(base.rsplit(":", 1)[1])
-        idle = []
+        idle = _connected(port, count=300)
         try:
-            for _ in range(300):
-                idle.append(socket.create_connection(("127.0.0.1", port)))
             reply = httpx.get(base + "/healthz", timeout=15)
             assert reply.status_code == 200
         finally:
             for sock in idle:
                 sock.close()
+
+
+def _connected(port: int, *, count: int) -> list[socket.socket]:
+    """``count`` connections to ``port``, each established (its handshake done), all at once.
+
+    Past the server's backlog the kernel drops a connection's first packets and the client
+    sends them again a second or more later: opened one after another, each such wait would
+    add up; opened together, they overlap.
+    """
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        with selectors.DefaultSelector() as waiting:
+            for sock in sockets:
+                sock.setblocking(False)
+                sock.connect_ex(("127.0.0.1", port))
+                waiting.register(sock, selectors.EVENT_WRITE)
+            deadline = time.monotonic() + 30
+            while waiting.get_map() and time.monotonic() < deadline:
+                for key, _ in waiting.select(timeout=1):
+                    waiting.unregister(key.fileobj)
+            assert not waiting.get_map(), f"{len(waiting.get_map())} of {count} never connected"
+        for sock in sockets:
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+            sock.setblocking(True)
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 def test_a_request_head_past_the_limit_is_refused(demo: str) -> None:
