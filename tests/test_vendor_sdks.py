@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,20 @@ def test_no_test_module_imports_an_sdk_when_it_is_imported() -> None:
 def test_the_list_of_users_is_the_test_files_that_use_an_sdk() -> None:
     users = {m for m in _using_an_sdk(_sources()) if m.rsplit(".", 1)[-1].startswith("test_")}
     assert {_node_path(module) for module in users} == USERS
+
+
+def test_importing_every_user_imports_no_sdk() -> None:
+    """As collecting does: a module-level read such as ``openai.types`` would import it."""
+    code = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]: importlib.import_module(name)\n"
+        "print(sorted({name.split('.')[0] for name in sys.modules} & {'anthropic', 'openai'}))"
+    )
+    modules = [path.removesuffix(".py").replace("/", ".") for path in sorted(USERS)]
+    run = subprocess.run(
+        [sys.executable, "-c", code, *modules], cwd=TESTS.parent, capture_output=True, text=True
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, "[]\n", "")
 
 
 def test_no_conftest_uses_an_sdk() -> None:
