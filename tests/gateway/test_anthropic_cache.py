@@ -6,12 +6,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import pytest
 
 from aiwrapper.gateway import Gateway
 
 from ..seeds import wires
+from ..vendor_sdks import anthropic
 from .harness import served
 
 WIRES, Body, recording_client = wires.WIRES, wires.Body, wires.recording_client

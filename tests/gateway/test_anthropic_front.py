@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import httpx
 import pytest
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
+from ..vendor_sdks import anthropic
 from .harness import served
 
 WEATHER = {

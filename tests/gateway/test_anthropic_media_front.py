@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import httpx
 import pytest
 
@@ -22,6 +21,7 @@ from aiwrapper._conversation._messages import MediaPart, TextPart
 from aiwrapper.gateway import Gateway
 
 from ..providers.claude_media import BLUE, PDF, RED
+from ..vendor_sdks import anthropic
 from .harness import served
 
 WEATHER = {

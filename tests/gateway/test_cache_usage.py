@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from aiwrapper.gateway import Gateway
 
 from ..seeds import wires
+from ..vendor_sdks import anthropic, openai
 from .harness import served
 
 WIRES, Body, recording_client = wires.WIRES, wires.Body, wires.recording_client

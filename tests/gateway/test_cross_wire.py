@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx
-import openai
 import pytest
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
 from ..seeds import wires
+from ..vendor_sdks import anthropic, openai
 from .harness import served
 
 WIRES, Body, recording_client = wires.WIRES, wires.Body, wires.recording_client

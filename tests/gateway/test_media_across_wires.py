@@ -12,14 +12,13 @@ import base64
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from aiwrapper.gateway import Gateway
 
 from ..providers.chat_media import RED_PNG
 from ..seeds.wires import WIRES, recording_client
+from ..vendor_sdks import anthropic, openai
 from .harness import served
 
 RED_B64 = base64.b64encode(RED_PNG).decode()

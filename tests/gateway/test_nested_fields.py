@@ -8,16 +8,16 @@ optional field null) is served. Called in process through ``httpx.ASGITransport`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-import anthropic.types as anthropic_types
 import httpx
 import pytest
-from openai.types import chat as chat_types
-from openai.types import responses as responses_types
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
+
+from ..vendor_sdks import anthropic, openai
 
 pytestmark = pytest.mark.anyio
 
@@ -121,10 +121,10 @@ async def test_chat_refuses_a_nested_unknown_key_by_its_path(
 
 def _chat_replay() -> list[dict[str, Any]]:
     """An answer with a call, as the openai package dumps its ``ChatCompletionMessage``."""
-    answer = chat_types.ChatCompletionMessage.model_validate(
+    answer = openai.types.chat.ChatCompletionMessage.model_validate(
         {"role": "assistant", "content": None, "tool_calls": _tool_calls()}
     ).model_dump(mode="json")
-    plain = chat_types.ChatCompletionMessage(role="assistant", content="hello").model_dump()
+    plain = openai.types.chat.ChatCompletionMessage(role="assistant", content="hello").model_dump()
     assert {"refusal", "annotations", "audio", "function_call"} <= answer.keys()
     return [
         {"role": "user", "content": "hi"},
@@ -136,7 +136,7 @@ def _chat_replay() -> list[dict[str, Any]]:
 
 
 CHAT_SERVED = [
-    _chat_replay(),
+    _chat_replay,  # called by the test: the SDK is imported on first use, not at collection
     [{"role": "user", "content": "hi", "name": ""}],
     [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": None}]}],
     [
@@ -152,8 +152,10 @@ CHAT_SERVED = [
 
 @pytest.mark.parametrize("messages", CHAT_SERVED)
 async def test_chat_serves_what_the_sdk_writes_when_it_replays_its_answers(
-    messages: list[dict[str, Any]],
+    messages: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]],
 ) -> None:
+    if callable(messages):
+        messages = messages()
     reply = await _post(CHAT, {"messages": messages})
     assert reply.status_code == 200, reply.text
     assert reply.json()["choices"][0]["message"]["content"] == "ok"
@@ -255,9 +257,9 @@ async def test_messages_refuses_a_nested_unknown_key_by_its_path(
 def _anthropic_replay() -> list[dict[str, Any]]:
     """An answer with text, thinking and a call, as the anthropic package dumps its blocks."""
     blocks = [
-        anthropic_types.ThinkingBlock(type="thinking", thinking="hm", signature="sig"),
-        anthropic_types.TextBlock(type="text", text="calling"),
-        anthropic_types.ToolUseBlock(type="tool_use", id="toolu_1", name="f", input={}),
+        anthropic.types.ThinkingBlock(type="thinking", thinking="hm", signature="sig"),
+        anthropic.types.TextBlock(type="text", text="calling"),
+        anthropic.types.ToolUseBlock(type="tool_use", id="toolu_1", name="f", input={}),
     ]
     content = [block.model_dump(mode="json") for block in blocks]
     assert "citations" in content[1]
@@ -366,7 +368,7 @@ async def test_responses_refuses_a_nested_unknown_key_by_its_path(
 
 def _responses_replay() -> list[dict[str, Any]]:
     """Output items as the openai package dumps them, every optional field null."""
-    message = responses_types.ResponseOutputMessage.model_validate(
+    message = openai.types.responses.ResponseOutputMessage.model_validate(
         {
             "id": "msg_1",
             "type": "message",
@@ -375,7 +377,7 @@ def _responses_replay() -> list[dict[str, Any]]:
             "content": [{"type": "output_text", "text": "calling", "annotations": []}],
         }
     )
-    call = responses_types.ResponseFunctionToolCall(
+    call = openai.types.responses.ResponseFunctionToolCall(
         type="function_call", call_id="call_1", name="f", arguments="{}", id="fc_1"
     )
     items = [item.model_dump(mode="json", by_alias=True) for item in (message, call)]

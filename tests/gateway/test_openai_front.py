@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
+from ..vendor_sdks import openai
 from .harness import served
 
 WEATHER = {

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from aiwrapper import Lang
@@ -23,6 +22,7 @@ from aiwrapper.gateway import Gateway
 
 from ..providers.chat_media import BLUE_PNG, PDF, RED_PNG, quarterly_report, sales_chart
 from ..seeds.wires import WIRES, recording_client
+from ..vendor_sdks import openai
 from .harness import served
 
 RED_URL = "data:image/png;base64," + base64.b64encode(RED_PNG).decode()

@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
-from openai.types.responses import Response
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
 from ..seeds import wires
 from ..seeds.localserver import local_client
+from ..vendor_sdks import openai
 from .harness import served_in_loop
 
 WIRES, Body = wires.WIRES, wires.Body
@@ -87,7 +86,7 @@ def _fixture(path: str) -> bytes:
     return (FIXTURES / path).read_bytes()
 
 
-def _answer(client: openai.OpenAI, stream: bool, **ask: Any) -> Response:
+def _answer(client: openai.OpenAI, stream: bool, **ask: Any) -> openai.types.responses.Response:
     if not stream:
         return client.responses.create(**ask)
     with client.responses.stream(**ask) as events:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import openai
 import pytest
-from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 
 from aiwrapper import Lang
 from aiwrapper.gateway import Gateway
 
+from ..vendor_sdks import openai
 from .harness import served
 
 WEATHER = {
@@ -37,7 +37,6 @@ TWO_CALLS = {
     ],
 }
 GATEWAY = Gateway({})
-STREAM_EVENT: TypeAdapter[ResponseStreamEvent] = TypeAdapter(ResponseStreamEvent)
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +51,12 @@ def client(base_url: str) -> Iterator[openai.OpenAI]:
         yield sdk
 
 
+@functools.cache
+def stream_event() -> TypeAdapter[Any]:
+    """The SDK's stream event union as a validator, built on first use (the SDK loads slowly)."""
+    return TypeAdapter(openai.types.responses.ResponseStreamEvent)
+
+
 def route(turns: list[Any], name: str = "scripted") -> Lang:
     lang = Lang.scripted(turns)
     GATEWAY.routes[name] = lang
@@ -61,7 +66,8 @@ def route(turns: list[Any], name: str = "scripted") -> Lang:
 def test_a_whole_answer_is_a_response_object_the_sdk_validates(client: openai.OpenAI) -> None:
     route([{"thinking": "Easy.", "text": "Hello there"}])
     raw = client.responses.with_raw_response.create(model="scripted", input="Hi")
-    response = Response.model_validate(raw.http_response.json())  # every field, strictly
+    # every field, strictly
+    response = openai.types.responses.Response.model_validate(raw.http_response.json())
     assert response.object == "response"
     assert response.model == "scripted"
     assert response.status == "completed"
@@ -353,8 +359,8 @@ def test_every_streamed_event_validates_against_the_sdk_types(base_url: str) -> 
     events = _raw_events(base_url, {"model": "scripted", "input": "Hi", "tools": [WEATHER]})
     for name, data in events:
         assert name == data["type"]
-        STREAM_EVENT.validate_python(data)  # every required field present, of its type
-    final = Response.model_validate(events[-1][1]["response"])
+        stream_event().validate_python(data)  # every required field present, of its type
+    final = openai.types.responses.Response.model_validate(events[-1][1]["response"])
     kinds = ["reasoning", "message", "function_call", "function_call"]
     assert [i.type for i in final.output] == kinds
     arguments: dict[int, str] = {}
@@ -376,7 +382,7 @@ def test_a_failed_stream_ends_with_an_error_event_and_response_failed(base_url: 
     )
     events = _raw_events(base_url, {"model": "cut", "input": "Hi"})
     for _, data in events:
-        STREAM_EVENT.validate_python(data)
+        stream_event().validate_python(data)
     (_, error), (_, failed) = events[-2:]
     assert error["type"] == "error"
     assert (error["code"], error["error"]["type"]) == ("server_error", "server_error")

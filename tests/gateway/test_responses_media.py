@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from aiwrapper import Lang
@@ -22,6 +21,7 @@ from aiwrapper._conversation._messages import LangMessage, MediaPart, TextPart
 from aiwrapper.gateway import Gateway
 
 from ..seeds import wires
+from ..vendor_sdks import openai
 from .harness import served_in_loop
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "openai_responses"

@@ -6,17 +6,18 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from anthropic.types.message_create_params import (
-    MessageCreateParamsNonStreaming,
-    MessageCreateParamsStreaming,
-)
 from pydantic import BaseModel, TypeAdapter
+
+from ..vendor_sdks import anthropic
 
 
 @functools.cache
 def _adapter(stream: bool) -> TypeAdapter[Any]:
-    """The params type's validator, built once (building it takes a while)."""
-    return TypeAdapter(MessageCreateParamsStreaming if stream else MessageCreateParamsNonStreaming)
+    """The params type's validator, built once (building it takes a while) on first use."""
+    params = anthropic.types.message_create_params
+    return TypeAdapter(
+        params.MessageCreateParamsStreaming if stream else params.MessageCreateParamsNonStreaming
+    )
 
 
 def assert_sdk_accepts(body: dict[str, Any]) -> None:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
-from openai.types.chat.completion_create_params import (
-    CompletionCreateParamsNonStreaming,
-    CompletionCreateParamsStreaming,
-)
 from pydantic import TypeAdapter
 
-_STREAMING = TypeAdapter(CompletionCreateParamsStreaming)
-_WHOLE = TypeAdapter(CompletionCreateParamsNonStreaming)
+from ..vendor_sdks import openai
 
 
 def assert_chat_sdk_accepts(body: dict[str, Any]) -> None:
@@ -24,8 +20,16 @@ def assert_chat_sdk_accepts(body: dict[str, Any]) -> None:
     item as they are read: each is read here, so every content part is validated against the
     parts its message's role takes (text only in a tool message, say).
     """
-    adapter = _STREAMING if body.get("stream") else _WHOLE
-    assert _eager(adapter.validate_python(body)) == body
+    assert _eager(_adapter(bool(body.get("stream"))).validate_python(body)) == body
+
+
+@functools.cache
+def _adapter(stream: bool) -> TypeAdapter[Any]:
+    """The params type's validator, built on first use (the SDK is slow to import)."""
+    params = openai.types.chat.completion_create_params
+    if stream:
+        return TypeAdapter(params.CompletionCreateParamsStreaming)
+    return TypeAdapter(params.CompletionCreateParamsNonStreaming)
 
 
 def _eager(value: Any) -> Any:

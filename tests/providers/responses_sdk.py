@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from openai.types.responses.response_create_params import (
-    ResponseCreateParamsNonStreaming,
-    ResponseCreateParamsStreaming,
-)
 from pydantic import TypeAdapter
 
-_STREAMING = TypeAdapter(ResponseCreateParamsStreaming)
-_WHOLE = TypeAdapter(ResponseCreateParamsNonStreaming)
+from ..vendor_sdks import openai
 
 
 def assert_sdk_accepts(body: dict[str, Any]) -> None:
@@ -20,6 +16,15 @@ def assert_sdk_accepts(body: dict[str, Any]) -> None:
     The SDK's types are TypedDicts, which pydantic validates ignoring unknown keys: the body
     is dumped back and compared, so a key the SDK does not know (at any depth) fails too.
     """
-    adapter = _STREAMING if body.get("stream") else _WHOLE
+    adapter = _adapter(bool(body.get("stream")))
     validated = adapter.validate_python(body)
     assert adapter.dump_python(validated, mode="json", exclude_unset=True) == body
+
+
+@functools.cache
+def _adapter(stream: bool) -> TypeAdapter[Any]:
+    """The params type's validator, built on first use (the SDK is slow to import)."""
+    params = openai.types.responses.response_create_params
+    return TypeAdapter(
+        params.ResponseCreateParamsStreaming if stream else params.ResponseCreateParamsNonStreaming
+    )

@@ -14,13 +14,14 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from anthropic import AnthropicVertex
 
 from aiwrapper import AuthenticationError, Lang, LangOptions, VertexConfig, tool
 from aiwrapper._conversation._messages import LangMessage
 from aiwrapper._run._contract import ProviderRequest
 from aiwrapper._run._options import merge_options
 from aiwrapper.providers.anthropic import AnthropicProvider
+
+from ..vendor_sdks import anthropic
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +61,7 @@ def official(body: dict[str, Any], *, location: str = "us-east5") -> httpx2.Requ
         sent.append(request)
         return httpx2.Response(200, json=json.loads((FIXTURES / "anthropic/text.json").read_text()))
 
-    client = AnthropicVertex(
+    client = anthropic.AnthropicVertex(
         region=location,
         project_id="my-proj",
         access_token="ya29.tok",
