@@ -9,6 +9,7 @@ without being listed, fails this file rather than slowing every worker down unno
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import subprocess
@@ -25,17 +26,22 @@ SDKS = ("anthropic", "openai")
 HELPER = "tests.vendor_sdks"
 
 
-def _imports(tree: ast.AST, *, at_import: bool) -> list[ast.Import | ast.ImportFrom]:
-    """The imports in ``tree``: all of them, or only those run when the module is imported."""
+def _imports(tree: ast.Module, *, at_import: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The imports in ``tree``: all of them, or only those run when the module is imported.
+
+    Imports are statements, so only statements are visited (expressions hold none).
+    """
     found: list[ast.Import | ast.ImportFrom] = []
-    pending = [tree]
+    pending: list[ast.AST] = list(tree.body)
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             found.append(node)
-        functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-        if not (at_import and isinstance(node, functions)):  # a body runs when called
-            pending.extend(ast.iter_child_nodes(node))
+        elif at_import and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # a body runs when called
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                pending.append(child)
     return found
 
 
@@ -51,15 +57,19 @@ def _takes_a_stand_in(node: ast.Import | ast.ImportFrom) -> bool:
     return (module or "").endswith("vendor_sdks") and any(a.name in SDKS for a in node.names)
 
 
-def _sources() -> dict[str, ast.AST]:
+@functools.cache
+def _sources() -> dict[str, ast.Module]:
+    """Every module of the tests, parsed once per worker."""
     return {
         module_name(path, TESTS): ast.parse(path.read_text(encoding="utf-8"))
         for path in sorted(TESTS.rglob("*.py"))
     }
 
 
-def _using_an_sdk(sources: dict[str, ast.AST]) -> set[str]:
+@functools.cache
+def _using_an_sdk() -> frozenset[str]:
     """The modules that use an SDK, themselves or through other modules of the tests."""
+    sources = _sources()
     direct = {
         module
         for module, tree in sources.items()
@@ -70,7 +80,7 @@ def _using_an_sdk(sources: dict[str, ast.AST]) -> set[str]:
         )
     }
     graph = import_graph(TESTS)
-    return {module for module in sources if ({module} | reachable(graph, module)) & direct}
+    return frozenset(m for m in sources if ({m} | reachable(graph, m)) & direct)
 
 
 def _node_path(module: str) -> str:
@@ -89,7 +99,7 @@ def test_no_test_module_imports_an_sdk_when_it_is_imported() -> None:
 
 
 def test_the_list_of_users_is_the_test_files_that_use_an_sdk() -> None:
-    users = {m for m in _using_an_sdk(_sources()) if m.rsplit(".", 1)[-1].startswith("test_")}
+    users = {m for m in _using_an_sdk() if m.rsplit(".", 1)[-1].startswith("test_")}
     assert {_node_path(module) for module in users} == USERS
 
 
@@ -109,9 +119,8 @@ def test_importing_every_user_imports_no_sdk() -> None:
 
 def test_no_conftest_uses_an_sdk() -> None:
     """A fixture using one would import it on whichever worker runs the tests that ask for it."""
-    sources = _sources()
-    assert "tests.conftest" in sources
-    assert {m for m in _using_an_sdk(sources) if m.endswith("conftest")} == set()
+    assert "tests.conftest" in _sources()
+    assert {m for m in _using_an_sdk() if m.endswith("conftest")} == set()
 
 
 def test_the_stand_in_imports_the_module_on_the_first_attribute_read() -> None:
