@@ -39,13 +39,13 @@ def base_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # a client per module: each new one loads the CA bundle
 def openai_client(base_url: str) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=base_url + "/v1", api_key="-", max_retries=0) as client:
         yield client
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # a client per module: each new one loads the CA bundle
 def anthropic_client(base_url: str) -> Iterator[anthropic.Anthropic]:
     with anthropic.Anthropic(base_url=base_url, api_key="-", max_retries=0) as client:
         yield client

@@ -43,7 +43,7 @@ def base_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # a client per module: each new one loads the CA bundle
 def client(base_url: str) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0) as sdk:
         yield sdk

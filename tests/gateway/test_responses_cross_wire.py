@@ -49,7 +49,7 @@ def server() -> Iterator[tuple[str, asyncio.AbstractEventLoop]]:
         yield served
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # a client per module: each new one loads the CA bundle
 def client(server: tuple[str, asyncio.AbstractEventLoop]) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=server[0] + "/v1", api_key="-", max_retries=0) as sdk:
         yield sdk
