@@ -29,6 +29,7 @@ USERS = frozenset(
         "tests/gateway/test_nested_fields.py",
         "tests/gateway/test_openai_front.py",
         "tests/gateway/test_openai_media.py",
+        "tests/gateway/test_option_keys.py",
         "tests/gateway/test_responses_cross_wire.py",
         "tests/gateway/test_responses_front.py",
         "tests/gateway/test_responses_media.py",

@@ -16,6 +16,7 @@ from typing import Any
 from ._serving import bad_request, check_number, check_type
 
 __all__ = [
+    "check_flag",
     "read_sampling",
     "read_user",
     "refuse_extra",
@@ -23,6 +24,7 @@ __all__ = [
     "refuse_set",
     "refuse_unknown",
     "refuse_unless",
+    "refuse_value",
 ]
 
 # Each sampling field's JSON type: "integer", "number", or a Python type.
@@ -81,6 +83,29 @@ def refuse_unless(body: Mapping[str, Any], key: str, *accepted: Any) -> None:
     value = body.get(key)
     if value is not None and not any(value == ok for ok in accepted):
         raise bad_request(f"{key}={value!r} is not supported by this gateway", key)
+
+
+def check_flag(item: Mapping[str, Any], key: str, where: str) -> bool | None:
+    """``item[key]`` when absent, null, true or false; otherwise a 400 naming ``where.key``."""
+    value = item.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise bad_request(f"'{where}.{key}' must be true or false", f"{where}.{key}")
+    return value
+
+
+def refuse_value(
+    item: Mapping[str, Any], key: str, where: str, accepted: Collection[Any], why: str
+) -> None:
+    """A 400 naming ``where.key`` when ``item`` sets it to neither null nor one of ``accepted``.
+
+    A value matches only one of its own JSON type (``true`` is not ``1``); ``why`` says why the
+    gateway cannot honour another.
+    """
+    value = item.get(key)
+    if value is None or any(value == ok and type(value) is type(ok) for ok in accepted):
+        return
+    path = f"{where}.{key}"
+    raise bad_request(f"{path}={value!r:.80} is not supported by this gateway: {why}", path)
 
 
 def refuse_set(body: Mapping[str, Any], reasons: Mapping[str, str]) -> None:

@@ -35,6 +35,7 @@ from .._serving import (
 from ._encode import wire_id
 from ._front_keys import check_message, check_system, check_tool
 from ._front_media import read_conversation
+from ._front_options import check_options
 from ._front_stream import EventEncoder, kept_block, signature, stop_reason, usage
 
 __all__ = ["AnthropicMessages", "new_message_id"]
@@ -79,6 +80,7 @@ class AnthropicMessages:
         refuse_unknown(body, _FIELDS)
         refuse_set(body, _REFUSED)
         refuse_unless(body, "service_tier", "auto")
+        check_options(body)
         if check_number(body, "max_tokens", integer=True) is None:
             raise bad_request("'max_tokens' is required", "max_tokens")
         messages = read_conversation(body.get("messages"), _message)

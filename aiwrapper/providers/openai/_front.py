@@ -39,6 +39,7 @@ from .._serving import (
 )
 from ._front_content import read_chat_messages
 from ._front_keys import check_message, check_tool
+from ._front_options import check_options
 from ._front_stream import (
     ChunkEncoder,
     envelope,
@@ -96,7 +97,8 @@ class OpenAIChat:
         check_body(body)
         route = read_route(body)
         _refuse_unsupported(body)
-        stream_options = check_type(body, "stream_options", dict) or {}
+        check_type(body, "stream_options", dict)
+        include_usage = check_options(body)
         messages = read_chat_messages(body.get("messages"), _message)
         unpack_calls(messages)  # here, so that forged state is a 400 like any other field
         return ClientRequest(
@@ -104,7 +106,7 @@ class OpenAIChat:
             messages=messages,
             options=_options(body),
             stream=bool(check_type(body, "stream", bool)),
-            include_usage=bool(stream_options.get("include_usage")),
+            include_usage=include_usage,
         )
 
     def response(self, request: ClientRequest, result: LangResult) -> dict[str, Any]:
@@ -269,7 +271,8 @@ def _tool(entry: Mapping[str, Any], where: str) -> Mapping[str, Any]:
 def _tool_choice(choice: Any, names: list[str]) -> str | dict[str, str]:
     if choice in ("none", "auto", "required"):
         return str(choice)
-    function = choice.get("function") if isinstance(choice, dict) else None
+    named = isinstance(choice, dict) and choice.get("type", "function") == "function"
+    function = choice.get("function") if named else None
     name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(name, str):
         raise bad_request(

@@ -35,6 +35,7 @@ from ..openai._front import openai_error_body
 from ._front_input import read_input
 from ._front_items import new_id, output_items, response_object
 from ._front_keys import check_tool
+from ._front_options import check_options
 from ._front_stream import ResponseEventEncoder
 
 __all__ = ["ResponsesAPI"]
@@ -109,7 +110,9 @@ def _refuse_unsupported(body: Mapping[str, Any]) -> None:
     refuse_unless(body, "service_tier", "auto", "default")
     refuse_unless(body, "truncation", "disabled")  # the whole conversation is always sent
     check_type(body, "prompt_cache_key", str)  # a cache-routing hint: answers are the same
-    check_type(body, "stream_options", dict)  # obfuscation padding: none is sent here
+    check_type(body, "stream_options", dict)
+    check_type(body, "reasoning", dict)
+    check_options(body)
     _check_metadata(body)
     for key in _STATEFUL:
         if body.get(key) is not None:
@@ -122,7 +125,6 @@ def _refuse_unsupported(body: Mapping[str, Any]) -> None:
         if included not in _INCLUDABLE:
             raise bad_request(f"include {included!r} is not supported here", f"include[{index}]")
     text = check_type(body, "text", dict) or {}
-    refuse_unknown(text, ("format", "verbosity"), "text")
     if text.get("format") is not None and (_kind(text["format"]) != "text"):
         raise bad_request("text.format other than {'type': 'text'} is not supported", "text.format")
     if text.get("verbosity") not in (None, "medium"):  # the default: others change answers
@@ -155,7 +157,6 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
 def _reasoning(body: Mapping[str, Any]) -> Mapping[str, Any]:
     """``reasoning``: an effort, and a summary wish (summaries always come when there are)."""
     reasoning = check_type(body, "reasoning", dict) or {}
-    refuse_unknown(reasoning, ("effort", "summary", "generate_summary"), "reasoning")
     for key in ("summary", "generate_summary"):
         if reasoning.get(key) not in (None, *_SUMMARIES):
             raise bad_request(f"reasoning.{key} must be one of {_SUMMARIES}", f"reasoning.{key}")
