@@ -371,6 +371,9 @@ def test_sse_any_mix_of_lines_gives_what_reading_line_by_line_gives(
         (b"xdata:" * 300_000 + b"\n\ndata: z\n\n", [(None, "z")]),
         (b"\n\nevent: a" * 200_000 + b"\ndata: w\n\n", [("a", "w")]),
         (b": c\n" * 500_000 + b"data: v\n\n", [(None, "v")]),
+        (b": c\n\n" * 500_000 + b"data: t\n\n", [(None, "t")]),
+        (b"data: a\n\n" + b":\n\n" * 500_000 + b"event: e\ndata: u\n\n", [(None, "a"), ("e", "u")]),
+        (b"data: a\n\n:" + b"x" * 3_000_000 + b"\n\ndata: b\n\n", [(None, "a"), (None, "b")]),
     ],
 )
 def test_sse_hostile_runs_of_lines_are_read_in_one_pass(

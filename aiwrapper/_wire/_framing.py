@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import sys
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import contains
 
 from .._errors import StreamError
 
@@ -178,20 +179,22 @@ def _parse_blocks(text: str, seen: list[bool]) -> list[SSEEvent]:
     The common shapes are cut out with whole-text string operations, which cost a fraction of
     reading each line on its own: every event one ``data:`` line, or an ``event:`` line and
     one ``data:`` line, with or without the space after the colons, maybe with comments (a
-    keep-alive) after it. Comment blocks between events (keep-alives) are dropped first, once
-    the stream was seen to send them (``seen``: what the decoder learned of its stream's
-    shape, kept up to date here). Any other text (other fields, several data lines...) is read
-    line by line.
+    keep-alive) after it. Comment blocks between one-line events are skipped by the split
+    itself; before named events they are dropped first, once the stream was seen to send them
+    (``seen``: what the decoder learned of its stream's shape, kept up to date here). Any
+    other text (other fields, several data lines...) is read line by line.
     """
-    if seen[0] or text[:1] == ":":
-        text = _without_comments(text)
+    if text[:1] == ":":  # comment lines first: dropped, with the blank lines after them
+        text = text[_LEADING_COMMENTS.match(text).end() :]  # type: ignore[union-attr]
     if text[:5] == "data:":
         events = _unnamed_events(text, seen)
     elif text[:6] == "event:":
-        events = _named_events(text)
+        events = _named_events(_without_comments(text) if seen[0] else text)
     else:
         events = None
-    return _events_by_line(text) if events is None else events
+    if events is None:  # comments dropped first by one C pass: cheaper than line by line
+        return _events_by_line(_without_comments(text) if seen[0] else text)
+    return events
 
 
 def _without_comments(text: str) -> str:
@@ -206,11 +209,19 @@ _COMMENT_BLOCKS = re.compile(r"\n\n:[^\n]*(?:\n:[^\n]*)*(?=\n\n|\Z)")
 
 # What may follow an event's data line in the common shapes: blank lines and comments only.
 _NOTHING = re.compile(r"(?:\n(?::[^\n]*)?)*")
+# A line that is neither blank nor a comment: what ``_NOTHING`` refuses after a data line,
+# found by a forward search that never backtracks (megabytes of keep-alives stay cheap).
+_OTHER_LINE = re.compile(r"\n[^:\n]")
 
 
-# Between two one-line events: "data:" after a blank line, with or without its space. (A
-# pattern that begins with a literal is searched as fast as ``str.split`` searches.)
-_DATA = re.compile(r"\n\ndata: ?")
+# Comment lines, and the blank lines after them, at the start of a text: no event's part.
+_LEADING_COMMENTS = re.compile(r"(?::[^\n]*\n+)*")
+
+# Between two one-line events: "data:" after a blank line, with or without its space, maybe
+# after one one-line comment block (a keep-alive), so that a stream with keep-alives is split
+# in the one pass a stream without them takes. (A pattern that begins with a literal is
+# searched as fast as ``str.split`` searches; one block at the most keeps each try short.)
+_DATA = re.compile(r"\n\n(?::[^\n]*\n\n)?data: ?")
 
 
 def _unnamed_events(text: str, seen: list[bool]) -> list[SSEEvent] | None:
@@ -219,12 +230,13 @@ def _unnamed_events(text: str, seen: list[bool]) -> list[SSEEvent] | None:
     events, and data lines without the space after the colon."""
     if "\n" not in text:
         return [(None, text[6:] if text[5:6] == " " else text[5:])]  # one event, one line
-    if text[:6] == "data: " and not seen[1]:  # a space after every colon: a plain split
-        payloads = text.split("\n\ndata: ")
+    if text[:6] == "data: " and not (seen[0] or seen[1]):  # a space after every colon
+        payloads = text.split("\n\ndata: ")  # a plain split
         payloads[0] = payloads[0][6:]
         if "\n" not in "".join(payloads):
             return list(zip(repeat(None), payloads))
         seen[1] = "\n\ndata:" in "".join(payloads)  # one without it: the pattern from now on
+        seen[0] = "\n\n:" in text  # comments between events: the pattern skips them
     payloads = _DATA.split(text)
     first = payloads[0]
     payloads[0] = first[6:] if first[5:6] == " " else first[5:]
@@ -232,8 +244,7 @@ def _unnamed_events(text: str, seen: list[bool]) -> list[SSEEvent] | None:
     # cost less than counting LFs.
     if "\n" in "".join(payloads):
         if not seen[0] and "\n\n:" in text:
-            seen[0] = True  # comments between events: from now on dropped before the split
-            return _unnamed_events(_without_comments(text), seen)
+            seen[0] = True  # comments between events: named events drop them first
         return _unnamed_with_comments(payloads)
     return list(zip(repeat(None), payloads))
 
@@ -241,15 +252,15 @@ def _unnamed_events(text: str, seen: list[bool]) -> list[SSEEvent] | None:
 def _unnamed_with_comments(payloads: list[str]) -> list[SSEEvent] | None:
     """The events of these payloads when only comments and blank lines follow their data
     lines (keep-alives between events); else None."""
-    events: list[SSEEvent] = []
-    for data in payloads:
-        if "\n" in data:
-            end = data.index("\n")
-            if _NOTHING.fullmatch(data, end) is None:
-                return None  # another field, another data line...
-            data = data[:end]
-        events.append((None, data))
-    return events
+    # Only the payloads with an LF need a look (those a comment follows, or a line of
+    # another kind): found by C-level iteration, not a Python loop over every payload.
+    for i in compress(count(), map(contains, payloads, repeat("\n"))):
+        data = payloads[i]
+        end = data.index("\n")
+        if _OTHER_LINE.search(data, end) is not None:
+            return None  # another field, another data line...
+        payloads[i] = data[:end]
+    return list(zip(repeat(None), payloads))
 
 
 # An event of the named shape, with the blank line before it: an ``event:`` line, then one
