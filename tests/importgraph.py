@@ -34,7 +34,7 @@ def import_graph(root: Path) -> Graph:
     graph: Graph = {}
     for module, path in paths.items():
         edges = graph.setdefault(module, {})
-        for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body):
+        for node in statements(ast.parse(path.read_text(encoding="utf-8")).body):
             for target in _targets(node, module, paths):
                 if target != module:
                     edges[target] = min(edges.get(target, node.lineno), node.lineno)
@@ -51,15 +51,18 @@ def _package_graph() -> Graph:
     return import_graph(PACKAGE)
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every statement, however nested (imports are statements: expressions need no visit)."""
+def statements(body: list[ast.stmt], *, into_functions: bool = True) -> Iterator[ast.stmt]:
+    """Every statement, however nested (imports are statements: expressions need no visit);
+    without ``into_functions``, only those run when the module is imported."""
     for statement in body:
         yield statement
+        if not into_functions and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # a body runs when called
         for child in ast.iter_child_nodes(statement):
             if isinstance(child, ast.stmt):
-                yield from _statements([child])
+                yield from statements([child], into_functions=into_functions)
             elif isinstance(child, (ast.excepthandler, ast.match_case)):
-                yield from _statements(child.body)
+                yield from statements(child.body, into_functions=into_functions)
 
 
 def _targets(node: ast.AST, module: str, paths: dict[str, Path]) -> list[str]:

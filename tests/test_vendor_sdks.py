@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .importgraph import import_graph, module_name, reachable
+from .importgraph import import_graph, module_name, reachable, statements
 from .vendor_sdks import USERS, _OnFirstUse
 
 TESTS = Path(__file__).parent
@@ -27,22 +27,9 @@ HELPER = "tests.vendor_sdks"
 
 
 def _imports(tree: ast.Module, *, at_import: bool) -> list[ast.Import | ast.ImportFrom]:
-    """The imports in ``tree``: all of them, or only those run when the module is imported.
-
-    Imports are statements, so only statements are visited (expressions hold none).
-    """
-    found: list[ast.Import | ast.ImportFrom] = []
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif at_import and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue  # a body runs when called
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
-                pending.append(child)
-    return found
+    """The imports in ``tree``: all of them, or only those run when the module is imported."""
+    found = statements(tree.body, into_functions=not at_import)
+    return [node for node in found if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def _imports_an_sdk(node: ast.Import | ast.ImportFrom) -> bool:
