@@ -34,8 +34,7 @@ from ._quirks import KeptFields, content_items
 __all__ = ["OpenAIStreamDecoder", "decode_body"]
 
 _loads = jsonscan.loads
-_scan = jsonscan.scan
-_WHITESPACE = " \t\n\r"  # JSON's white space
+_scan_object = jsonscan.scan_object
 _EMPTY: dict[str, Any] = {}
 _NO_DETAILS: dict[str, Any] = {}
 
@@ -228,15 +227,7 @@ class OpenAIStreamDecoder:
         """A chunk the envelope did not read, parsed whole, and its delta: None unless the
         chunk carries nothing else (no usage, error or finish); such a chunk teaches the
         envelope. The chunk is None for ``[DONE]`` or no object (``feed`` says which)."""
-        # ``jsonscan.scan_object`` written out: one call less on the path of every chunk
-        # that the envelope does not read (keys in any order, white space that varies).
-        body = data.lstrip(_WHITESPACE)
-        try:
-            chunk, end = _scan(body, 0)
-        except (StopIteration, ValueError):
-            return None, None
-        if chunk.__class__ is not dict or (end != len(body) and body[end:].strip(_WHITESPACE)):
-            return None, None
+        chunk: Any = _scan_object(data)
         try:  # no type test on the way: anything but the plain shape raises
             choice = chunk["choices"][0]
             finished = choice.get("finish_reason")
