@@ -35,6 +35,7 @@ import httpx
 from anyio import sleep
 
 from .. import _errors as errors
+from ._asyncionet import install as install_asyncio_backend
 from ._bodies import BodyChunks, read_body, read_error_body, release
 from ._direct import send
 from ._httpcall import HttpCall, retry_after_seconds
@@ -313,11 +314,13 @@ class _SetCookies(httpx.Cookies):
 
 
 class _OwnedClient(httpx.AsyncClient):
-    """The transport's own client: httpx's, with the cookie jar above."""
+    """The transport's own client: httpx's, with the cookie jar above and, on asyncio, the
+    network backend of ``_asyncionet.py`` (proxy transports keep httpcore's)."""
 
     def __init__(self, **settings: Any) -> None:
         super().__init__(**settings)
         self._cookies = _SetCookies(self._cookies.jar)
+        install_asyncio_backend(self._transport)  # asyncio's own sockets, not anyio's streams
 
 
 def retry_delay(
