@@ -35,13 +35,9 @@ _HIGH_WATER = 256 * 1024
 _LOW_WATER = 64 * 1024
 _HAPPY_EYEBALLS_DELAY = 0.25  # as anyio's connect_tcp: the next address after this long
 _SOCKET_OPTION = Any  # httpcore's SOCKET_OPTION: a (level, option, value) tuple
-# httpcore's names for what a stream tells (get_extra_info) -> the asyncio transport's names.
-_EXTRA = {
-    "client_addr": "sockname",
-    "server_addr": "peername",
-    "ssl_object": "ssl_object",
-    "socket": "socket",
-}
+# httpcore's names for what a stream tells (get_extra_info) that asyncio names otherwise;
+# the others ("ssl_object", "socket") are the same.
+_EXTRA = {"client_addr": "sockname", "server_addr": "peername"}
 
 
 def install(transport: object) -> None:
@@ -64,6 +60,7 @@ class _Protocol(asyncio.Protocol):
         self.transport: asyncio.BaseTransport | None = None
         self.chunks: deque[bytes] = deque()
         self.buffered = 0
+        self.start = 0  # where the unread part of the first chunk starts
         self.eof = False  # the peer closed (or the connection is gone)
         self.error: BaseException | None = None  # why the connection broke, if it did
         self.reading_paused = False
@@ -101,11 +98,16 @@ class _Protocol(asyncio.Protocol):
         _wake(self.writer)
 
     def take(self, max_bytes: int) -> bytes:
-        """The first buffered chunk, up to ``max_bytes`` of it (one is buffered)."""
-        data = self.chunks.popleft()
-        if len(data) > max_bytes:
-            self.chunks.appendleft(data[max_bytes:])
-            data = data[:max_bytes]
+        """The first buffered chunk, or its next ``max_bytes`` (a chunk is buffered)."""
+        chunk, start = self.chunks[0], self.start
+        if start == 0 and len(chunk) <= max_bytes:
+            data = self.chunks.popleft()
+        else:  # read in slices: only the bytes returned are copied, never the rest
+            data = chunk[start : start + max_bytes]
+            self.start = start + len(data)
+            if self.start == len(chunk):
+                self.chunks.popleft()
+                self.start = 0
         self.buffered -= len(data)
         if self.reading_paused and self.buffered <= _LOW_WATER:
             self.reading_paused = False
@@ -209,7 +211,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # idle: only the server's EOF or stray bytes come in
             return bool(self._closed or self._protocol.chunks or self._protocol.eof)
-        value = self._transport.get_extra_info(_EXTRA.get(info, ""))
+        value = self._transport.get_extra_info(_EXTRA.get(info, info))
         # Addresses as (host, port), as anyio gives them; asyncio's IPv6 ones are 4-tuples.
         return value[:2] if info.endswith("_addr") and isinstance(value, tuple) else value
 
