@@ -32,6 +32,7 @@ from aiwrapper._wire._http import HttpTransport
 
 from .test_http_sockets import (
     PROXY_VARIABLES,
+    Handler,
     SocketServer,
     call,
     json_response,
@@ -349,21 +350,29 @@ def answer_then_close_idle(server: SocketServer, conn: socket.socket) -> None:
 
 
 @asyncio_only
-async def test_an_idle_connection_the_server_closed_is_dropped_before_reuse() -> None:
-    with serving(answer_then_close_idle) as server:
+@pytest.mark.parametrize("tls", [False, True], ids=["tcp", "tls"])
+async def test_an_idle_connection_the_server_closed_is_dropped_before_reuse(
+    tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = certificate(tmp_path, x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
+    monkeypatch.setenv("SSL_CERT_FILE", str(files[0]))
+    serve = serving_tls(files, answer_then_close_idle) if tls else serving(answer_then_close_idle)
+    with serve as server:
+        url = server.url.replace("http://", "https://") if tls else server.url
         # httpx alone (no resend-once of the transport): reusing the dead one would fail.
         async with HttpTransport(timeout=5, max_retries=0) as transport:
-            client = transport._client(server.url)
-            assert (await client.post(server.url, content=b"{}")).json() == {"ok": 1}
-            [stream] = streams_of(transport, server.url)
+            client = transport._client(url)
+            assert (await client.post(url, content=b"{}")).json() == {"ok": 1}
+            [stream] = streams_of(transport, url)
             assert stream.get_extra_info("is_readable") is False
+            assert type(stream) is net.AsyncioStream
             server.gate.set()
             assert await anyio.to_thread.run_sync(server.closed_by_peer.wait, 5)
             with anyio.fail_after(5):
                 while not stream.get_extra_info("is_readable"):
                     await anyio.sleep(0.01)
             server.gate.clear()
-            assert (await client.post(server.url, content=b"{}")).json() == {"ok": 1}
+            assert (await client.post(url, content=b"{}")).json() == {"ok": 1}
             server.gate.set()
     assert server.accepted == 2
     assert len(server.heads) == 2
@@ -452,12 +461,13 @@ def tls_files(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @contextmanager
-def serving_tls(files: tuple[Path, Path]) -> Iterator[SocketServer]:
-    """``serve_forever(ANSWER)`` over TLS with the certificate ``files``, offering ALPN."""
+def serving_tls(files: tuple[Path, Path], answer: Handler | None = None) -> Iterator[SocketServer]:
+    """``answer`` (by default ``serve_forever(ANSWER)``) over TLS with the certificate
+    ``files``, offering ALPN."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*files)
     context.set_alpn_protocols(["http/1.1"])
-    answer = serve_forever(ANSWER)
+    answer = answer or serve_forever(ANSWER)
 
     def handle(server: SocketServer, conn: socket.socket) -> None:
         with context.wrap_socket(conn, server_side=True) as tls:
