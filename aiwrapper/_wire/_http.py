@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import random
 import ssl
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -35,7 +36,6 @@ import httpx
 from anyio import sleep
 
 from .. import _errors as errors
-from ._asyncionet import install as install_asyncio_backend
 from ._bodies import BodyChunks, read_body, read_error_body, release
 from ._direct import send
 from ._httpcall import HttpCall, retry_after_seconds
@@ -320,7 +320,10 @@ class _OwnedClient(httpx.AsyncClient):
     def __init__(self, **settings: Any) -> None:
         super().__init__(**settings)
         self._cookies = _SetCookies(self._cookies.jar)
-        install_asyncio_backend(self._transport)  # asyncio's own sockets, not anyio's streams
+        if "asyncio" in sys.modules:  # else not on asyncio: trio need not import it (10 ms)
+            from ._asyncionet import install
+
+            install(self._transport)  # asyncio's own sockets, not anyio's streams
 
 
 def retry_delay(
