@@ -3,7 +3,10 @@
 Part of the transport (``_http.py`` builds the client and calls ``install``). On asyncio,
 httpcore's default backend goes through anyio streams: every socket read and write enters a
 cancel scope, takes a checkpoint and pauses or resumes the transport's reading, about 17% of
-the process's CPU for a small API call. MEASURED
+the process's CPU for a small API call. Measured on 2 shared cores, A/B in one session:
+``Lang.chat`` to a local server, 570-635 us of CPU per request with it, 440-530 us with this
+backend; the gateway's CPU per small proxied request (``benchmarks/gateway.py``), 1.47-2.20 ms
+with it, 1.17-1.47 ms with this one.
 
 Here a read waits on one future (with a timer handle when there is a timeout), a write hands
 the bytes to the transport and waits only while asyncio asks it to pause. Reading stays on
@@ -178,12 +181,10 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            if self._transport.get_extra_info("ssl_object") is None:
-                self._transport.close()  # sends what is still buffered, then the FIN
-            else:
-                # As httpcore's anyio backend: no TLS close_notify exchange, whose wait for
-                # the server's answer would keep the socket open up to 30 s.
-                self._transport.abort()
+            # As httpcore's anyio backend: bytes asyncio still holds are dropped, not kept for
+            # a server that may never read them, and TLS ends without the close_notify
+            # exchange, whose wait for the server's answer could keep the socket 30 s.
+            self._transport.abort()
 
     async def start_tls(
         self,

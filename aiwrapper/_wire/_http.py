@@ -7,7 +7,8 @@ belong to the providers (``providers/<name>.py``); cutting bytes into events to 
 
 Owned ``httpx.AsyncClient`` instances are kept per event loop, on the transport instance: a
 connection pool is bound to the loop that opened its sockets, and the sync facade may run
-several loops over a transport's life.
+several loops over a transport's life. On asyncio they read and write through asyncio's own
+transports (``_asyncionet.py``), not anyio's streams; on trio, httpcore's backend is used.
 
 Owned clients keep httpx's ``trust_env=True``, as the vendor SDKs do: ``HTTPS_PROXY``,
 ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` apply, so
