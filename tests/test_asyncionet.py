@@ -93,9 +93,15 @@ def pending_timers() -> int:
 # --- where it is installed --------------------------------------------------------------------
 
 
+def answer_until_closed(server: SocketServer, conn: socket.socket) -> None:
+    while server.read_request(conn) is not None:
+        conn.sendall(ANSWER)
+    server.closed_by_peer.set()
+
+
 @asyncio_only
 async def test_the_owned_client_reads_and_writes_through_asyncio_transports() -> None:
-    with serving(serve_forever(ANSWER)) as server:
+    with serving(answer_until_closed) as server:
         async with HttpTransport(timeout=5, max_retries=0) as transport:
             for _ in range(3):
                 assert await transport.request_json(call(server.url), on_error) == {"ok": 1}
@@ -104,6 +110,8 @@ async def test_the_owned_client_reads_and_writes_through_asyncio_transports() ->
             assert type(stream) is net.AsyncioStream
             assert stream.get_extra_info("server_addr") == ("127.0.0.1", server.port)
             assert stream.get_extra_info("ssl_object") is None
+        # Closed when aclose returns, with no further turn of the loop (none is taken here).
+        assert server.closed_by_peer.wait(2)
     assert server.accepted == 1
 
 

@@ -185,6 +185,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             # a server that may never read them, and TLS ends without the close_notify
             # exchange, whose wait for the server's answer could keep the socket 30 s.
             self._transport.abort()
+            await asyncio.sleep(0)  # one loop turn: asyncio closes the socket in it
 
     async def start_tls(
         self,
