@@ -6,7 +6,7 @@ cancel scope, takes a checkpoint and pauses or resumes the transport's reading, 
 the process's CPU for a small API call. Measured on 2 shared cores, A/B in one session:
 ``Lang.chat`` to a local server, 570-635 us of CPU per request with it, 440-530 us with this
 backend; the gateway's CPU per small proxied request (``benchmarks/gateway.py``), 1.47-2.20 ms
-with it, 1.17-1.47 ms with this one.
+with it, 1.17-1.50 ms with this one.
 
 Here a read waits on one future (with a timer handle when there is a timeout), a write hands
 the bytes to the transport and waits only while asyncio asks it to pause. Reading stays on
