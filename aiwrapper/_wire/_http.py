@@ -7,7 +7,8 @@ belong to the providers (``providers/<name>.py``); cutting bytes into events to 
 
 Owned ``httpx.AsyncClient`` instances are kept per event loop, on the transport instance: a
 connection pool is bound to the loop that opened its sockets, and the sync facade may run
-several loops over a transport's life.
+several loops over a transport's life. On asyncio they read and write through asyncio's own
+transports (``_asyncionet.py``), not anyio's streams; on trio, httpcore's backend is used.
 
 Owned clients keep httpx's ``trust_env=True``, as the vendor SDKs do: ``HTTPS_PROXY``,
 ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` apply, so
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import ssl
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -313,11 +315,16 @@ class _SetCookies(httpx.Cookies):
 
 
 class _OwnedClient(httpx.AsyncClient):
-    """The transport's own client: httpx's, with the cookie jar above."""
+    """The transport's own client: httpx's, with the cookie jar above and, on asyncio, the
+    network backend of ``_asyncionet.py`` (proxy transports keep httpcore's)."""
 
     def __init__(self, **settings: Any) -> None:
         super().__init__(**settings)
         self._cookies = _SetCookies(self._cookies.jar)
+        if "asyncio" in sys.modules:  # else not on asyncio: trio need not import it (10 ms)
+            from ._asyncionet import install
+
+            install(self._transport)  # asyncio's own sockets, not anyio's streams
 
 
 def retry_delay(
