@@ -24,7 +24,7 @@ from .._errors import ConfigError
 from .._lang import Lang
 from ._app import DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, Gateway
 from ._routes import parse_routes
-from ._server import ServerLimits, settle, uvicorn_config
+from ._server import ServerLimits, settle, stack, uvicorn_config
 
 if TYPE_CHECKING:
     import uvicorn
@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         f"{name} -> {lang.provider}:{lang.model.model}" for name, lang in routes.items()
     )
     settle(config)
-    print(f"aiwrapper gateway on http://{args.host}:{args.port} serving {listed}", flush=True)
+    where = f"http://{args.host}:{args.port}"
+    print(f"aiwrapper gateway on {where} serving {listed} ({stack(config)})", flush=True)
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:
