@@ -5,9 +5,11 @@ clients send (``_routes`` reads it): PROVIDER is an HTTP provider's name, the pr
 compatible server (``groq``, ``openrouter``, ``vllm``...), each with its key from its usual
 environment variable, or ``offline`` / ``scripted`` (no network). Without ``--api-key`` it
 listens on a loopback address only. uvicorn runs with the limits of ``_server`` (a deadline
-for request heads, a connection cap) and does the graceful shutdown: on Ctrl-C or SIGTERM it
-stops accepting, lets in-flight requests and streams finish for a while, then cuts what is
-left. What the process holds once set up is frozen out of garbage collection (``settle``).
+for request heads, a connection cap), on httptools and uvloop where they are installed (the
+line printed at start names the parser and the loop), and does the graceful shutdown: on
+Ctrl-C or SIGTERM it stops accepting, lets in-flight requests and streams finish for a while,
+then cuts what is left. What the process holds once set up is frozen out of garbage
+collection (``settle``).
 A mistake in the options is one line on stderr and exit status 2.
 """
 
