@@ -83,7 +83,9 @@ def test_a_megabyte_header_is_a_400_or_a_close(base: str, pieces: int) -> None:
     assert httpx.get(base + "/healthz").status_code == 200
 
 
-@pytest.mark.parametrize("behind", [b"", b"GET /healthz HTTP/1.1\r\n" + HEAD + b"\r\n"])
+@pytest.mark.parametrize(
+    "behind", [b"", b"GET /healthz HTTP/1.1\r\n" + HEAD + b"\r\n"], ids=["alone", "pipelined"]
+)
 def test_an_unfinished_head_past_the_limit_is_a_400_before_its_deadline(
     base: str, behind: bytes
 ) -> None:
