@@ -217,8 +217,15 @@ async def measure(gateway: str, backend: str, pid: int, quick: bool) -> int:
     print(f"{streams} concurrent streams of 200 chunks: {seconds:.2f} s, ", end="")
     print(f"{right} complete and right")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"(load average {load} on {os.cpu_count()} CPUs)")
+    print(f"(load average {load} on {os.cpu_count()} CPUs; served on {served_on()})")
     return 0 if right == streams else 1
+
+
+def served_on() -> str:
+    """The HTTP parser and event loop the gateway runs on (as ``serve`` prints them)."""
+    from aiwrapper.gateway._server import ServerLimits, stack, uvicorn_config
+
+    return stack(uvicorn_config(None, host="127.0.0.1", port=0, limits=ServerLimits()))
 
 
 def main() -> int:

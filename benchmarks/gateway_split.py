@@ -6,7 +6,7 @@ request from four server processes set up alike (``uvicorn_config``'s server, ``
 as ``serve`` runs it), measured in alternation against one backend (``server.py``):
 
 - ``floor``: an ASGI app that reads the body and answers a fixed JSON, no upstream call: what
-  uvicorn and h11 cost per request;
+  uvicorn and its HTTP parser cost per request;
 - ``lang``: an ASGI app that answers with ``Lang.chat`` of the route (the gateway's upstream
   turn, without the gateway);
 - ``gateway``: ``Gateway`` with the route, an API key, no access log;
@@ -35,7 +35,7 @@ from typing import Any
 sys.path[1:1] = [str(Path(__file__).resolve().parents[1])]  # the checkout's aiwrapper
 
 import httpx  # noqa: E402
-from gateway import ASK, KEY, _wait_until_up, cpu_seconds  # noqa: E402
+from gateway import ASK, KEY, _wait_until_up, cpu_seconds, served_on  # noqa: E402
 from harness import ServerProcess  # noqa: E402
 
 from aiwrapper import Lang  # noqa: E402
@@ -133,7 +133,7 @@ def report(figures: dict[str, list[float]]) -> None:
     labels = {
         "direct": "Lang.chat in process (gateway.py's direct)",
         "hot": "Lang.chat in a loop inside the server process",
-        "floor": "server floor: uvicorn + h11 + a fixed answer",
+        "floor": "server floor: uvicorn + a fixed answer",
         "lang": "bare ASGI app answering with Lang.chat",
         "gateway": "Gateway, no access log",
         "gateway+log": "Gateway, access log on (as gateway.py)",
@@ -145,7 +145,7 @@ def report(figures: dict[str, list[float]]) -> None:
         print(f"{label:48} {med[name]:7.2f} {low:5.2f}-{high:5.2f}")
     print("shares (differences of medians):")
     shares = [
-        ("uvicorn + h11 (floor)", med["floor"]),
+        (f"uvicorn on {served_on()} (floor)", med["floor"]),
         ("the upstream turn, served (lang - floor)", med["lang"] - med["floor"]),
         ("  (the same call in a loop in that process)", med["hot"]),
         ("the gateway's own code (gateway - lang)", med["gateway"] - med["lang"]),

@@ -5,9 +5,11 @@ clients send (``_routes`` reads it): PROVIDER is an HTTP provider's name, the pr
 compatible server (``groq``, ``openrouter``, ``vllm``...), each with its key from its usual
 environment variable, or ``offline`` / ``scripted`` (no network). Without ``--api-key`` it
 listens on a loopback address only. uvicorn runs with the limits of ``_server`` (a deadline
-for request heads, a connection cap) and does the graceful shutdown: on Ctrl-C or SIGTERM it
-stops accepting, lets in-flight requests and streams finish for a while, then cuts what is
-left. What the process holds once set up is frozen out of garbage collection (``settle``).
+for request heads, a connection cap), on httptools and uvloop where they are installed (the
+line printed at start names the parser and the loop), and does the graceful shutdown: on
+Ctrl-C or SIGTERM it stops accepting, lets in-flight requests and streams finish for a while,
+then cuts what is left. What the process holds once set up is frozen out of garbage
+collection (``settle``).
 A mistake in the options is one line on stderr and exit status 2.
 """
 
@@ -24,7 +26,7 @@ from .._errors import ConfigError
 from .._lang import Lang
 from ._app import DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, Gateway
 from ._routes import parse_routes
-from ._server import ServerLimits, settle, uvicorn_config
+from ._server import ServerLimits, settle, stack, uvicorn_config
 
 if TYPE_CHECKING:
     import uvicorn
@@ -59,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         f"{name} -> {lang.provider}:{lang.model.model}" for name, lang in routes.items()
     )
     settle(config)
-    print(f"aiwrapper gateway on http://{args.host}:{args.port} serving {listed}", flush=True)
+    where = f"http://{args.host}:{args.port}"
+    print(f"aiwrapper gateway on {where} serving {listed} ({stack(config)})", flush=True)
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:

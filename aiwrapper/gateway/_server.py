@@ -2,18 +2,22 @@
 
 uvicorn by itself waits forever for a request's head (a client trickling header bytes holds
 its connection open for good) and accepts connections until the process runs out of file
-descriptors, after which nobody gets in. ``serve`` runs it with its h11 protocol extended by
-two limits: a request head must arrive whole within ``header_timeout`` seconds, and at most
-``max_connections`` connections stay open: a new one past that closes the connection that
-has waited longest for a request head (idle or trickling), or itself when every connection
-is busy with a request. The rest are uvicorn's own settings: the keep-alive timeout and the
-size of a request head (``h11_max_incomplete_event_size``). Bodies are the app's business
+descriptors, after which nobody gets in. ``serve`` runs it with its HTTP protocol extended by
+three limits (``_guard``): a request head must arrive whole within ``header_timeout`` seconds
+and be at most ``max_header_bytes`` long, and at most ``max_connections`` connections stay
+open: a new one past that closes the connection that has waited longest for a request head
+(idle or trickling), or itself when every connection is busy with a request. The protocol is
+httptools' where it is installed (``_httptoolsguard``; the ``gateway`` extra brings it), else
+h11's (``_h11guard``); the event loop is uvloop where it is installed, else asyncio's. The
+rest are uvicorn's own settings: the keep-alive timeout and, for h11, the size of a request
+head (``h11_max_incomplete_event_size``). Bodies are the app's business
 (``Gateway(max_body_bytes=, body_timeout=)``). Once set up, the process's objects are left out
 of garbage collection for good (``settle``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,7 +27,16 @@ from .._errors import ConfigError
 if TYPE_CHECKING:
     import uvicorn
 
-__all__ = ["ServerLimits", "default_capacity", "settle", "uvicorn_config"]
+    from ._guard import HeadGuard, HeadLimits
+
+__all__ = [
+    "ServerLimits",
+    "default_capacity",
+    "http_protocol",
+    "settle",
+    "stack",
+    "uvicorn_config",
+]
 
 _MAX_CONNECTIONS = 1000
 _MAX_BACKLOG = 128
@@ -80,14 +93,13 @@ def uvicorn_config(app: Any, *, host: str, port: int, limits: ServerLimits) -> u
     """The uvicorn configuration ``serve`` runs ``app`` with."""
     import uvicorn
 
-    from ._h11guard import guarded_h11  # imports uvicorn's protocol: only when serving
-
     cap, backlog = default_capacity()
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=guarded_h11(limits, limits.max_connections or cap),
+        http=http_protocol(limits, limits.max_connections or cap),
+        loop=_event_loop(),
         backlog=backlog,
         ws="none",  # the gateway speaks no WebSocket
         lifespan="on",
@@ -97,6 +109,35 @@ def uvicorn_config(app: Any, *, host: str, port: int, limits: ServerLimits) -> u
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_graceful_shutdown=10,  # how long in-flight streams may go on after a signal
     )
+
+
+def http_protocol(limits: HeadLimits, max_connections: int) -> type[asyncio.Protocol]:
+    """The protocol class uvicorn is given: httptools' where installed, else h11's, guarded."""
+    base: type[HeadGuard]
+    try:
+        from ._httptoolsguard import GuardedHttpTools
+
+        base = GuardedHttpTools
+    except ImportError:  # no httptools: uvicorn's httptools module fails to import too
+        from ._h11guard import GuardedH11
+
+        base = GuardedH11
+    settings = {"limits": limits, "max_connections": max_connections}
+    return type(base.__name__, (base,), settings)
+
+
+def _event_loop() -> str:
+    """uvicorn's name for the event loop: uvloop where installed (never on Windows)."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def stack(config: uvicorn.Config) -> str:
+    """What ``config`` serves with, for a person: its HTTP parser and its event loop."""
+    return f"{getattr(config.http, 'http_parser', config.http)}, {config.loop}"
 
 
 def settle(config: uvicorn.Config) -> None:

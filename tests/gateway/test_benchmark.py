@@ -44,7 +44,7 @@ def test_the_quick_split_benchmark_prints_each_layers_share() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for row in (
         "Lang.chat in process (gateway.py's direct)",
-        "server floor: uvicorn + h11 + a fixed answer",
+        "server floor: uvicorn + a fixed answer",
         "bare ASGI app answering with Lang.chat",
         "Gateway, access log on (as gateway.py)",
         "the gateway's own code (gateway - lang)",

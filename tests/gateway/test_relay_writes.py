@@ -17,7 +17,7 @@ import pytest
 from aiwrapper import Lang
 from aiwrapper._conversation._runevents import TextDelta
 from aiwrapper.gateway import Gateway
-from aiwrapper.gateway._h11guard import Corked
+from aiwrapper.gateway._guard import Corked
 from aiwrapper.providers._serving import SLOT, SSEShape, sse
 
 pytestmark = pytest.mark.anyio
