@@ -8,6 +8,7 @@ must keep httpcore's backend and work as before.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import ipaddress
 import socket
 import ssl
@@ -43,6 +44,21 @@ from .test_http_sockets import (
 
 pytestmark = pytest.mark.anyio
 asyncio_only = pytest.mark.parametrize("anyio_backend", ["asyncio"])
+# The same on uvloop too (``serve`` runs on it where installed): for the cases that look at
+# no internals of asyncio's own loop.
+asyncio_loops = pytest.mark.parametrize(
+    "anyio_backend",
+    [
+        "asyncio",
+        pytest.param(
+            ("asyncio", {"use_uvloop": True}),
+            id="uvloop",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+            ),
+        ),
+    ],
+)
 ANSWER = json_response(b'{"ok":1}')
 
 
@@ -99,7 +115,7 @@ def answer_until_closed(server: SocketServer, conn: socket.socket) -> None:
     server.closed_by_peer.set()
 
 
-@asyncio_only
+@asyncio_loops
 async def test_the_owned_client_reads_and_writes_through_asyncio_transports() -> None:
     with serving(answer_until_closed) as server:
         async with HttpTransport(timeout=5, max_retries=0) as transport:
@@ -158,7 +174,7 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@asyncio_only
+@asyncio_loops
 async def test_a_refused_connection_is_a_connect_error() -> None:
     with pytest.raises(httpcore.ConnectError) as info:
         await backend().connect_tcp("127.0.0.1", closed_port(), timeout=5)
@@ -210,7 +226,7 @@ def send_then_close(data: bytes, *, reset: bool) -> Any:
     return handle
 
 
-@asyncio_only
+@asyncio_loops
 async def test_a_peer_eof_reads_as_empty_bytes_after_the_data() -> None:
     with serving(send_then_close(b"hello", reset=False)) as server:
         stream = await backend().connect_tcp("127.0.0.1", server.port, timeout=5)
@@ -226,7 +242,7 @@ async def test_a_peer_eof_reads_as_empty_bytes_after_the_data() -> None:
             await stream.read(100, timeout=5)
 
 
-@asyncio_only
+@asyncio_loops
 async def test_a_reset_is_a_read_error_then_a_write_error() -> None:
     with serving(send_then_close(b"hi", reset=True)) as server:
         stream = await backend().connect_tcp("127.0.0.1", server.port, timeout=5)
@@ -265,7 +281,7 @@ async def test_silence_is_a_read_timeout_and_a_full_socket_a_write_timeout(
         await stream.aclose()
 
 
-@asyncio_only
+@asyncio_loops
 async def test_local_address_and_socket_options_are_applied() -> None:
     keepalive = (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     with serving(silent) as server:
@@ -297,7 +313,7 @@ def flood(server: SocketServer, conn: socket.socket) -> None:
     server.gate.wait(10)
 
 
-@asyncio_only
+@asyncio_loops
 async def test_a_slow_reader_of_a_fast_stream_buffers_a_bounded_amount(
     protocols: list[net._Protocol],
 ) -> None:
@@ -334,7 +350,7 @@ def slow_sink(server: SocketServer, conn: socket.socket) -> None:
     server.gate.wait(5)
 
 
-@asyncio_only
+@asyncio_loops
 async def test_a_big_write_waits_for_the_transport_to_drain() -> None:
     with serving(slow_sink) as server:
         stream = await backend().connect_tcp("127.0.0.1", server.port, timeout=5)
@@ -496,7 +512,7 @@ def trusting(cert_file: Path) -> ssl.SSLContext:
     return context
 
 
-@asyncio_only
+@asyncio_loops
 async def test_tls_round_trip_with_alpn_visible_to_httpcore(
     tls_files: tuple[Path, Path],
 ) -> None:

@@ -250,13 +250,14 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         if not _on_asyncio():
             default = self._default
             return await default.connect_tcp(host, port, timeout, local_address, socket_options)
-        connecting = asyncio.get_running_loop().create_connection(
-            _Protocol,
-            host,
-            port,
-            local_addr=None if local_address is None else (local_address, 0),
-            happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
-        )
+        loop = asyncio.get_running_loop()
+        local = None if local_address is None else (local_address, 0)
+        if isinstance(loop, asyncio.BaseEventLoop):
+            connecting = loop.create_connection(
+                _Protocol, host, port, local_addr=local, happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY
+            )
+        else:  # uvloop's takes no happy_eyeballs_delay: it tries the addresses in turn
+            connecting = loop.create_connection(_Protocol, host, port, local_addr=local)
         try:
             transport, protocol = await _within(connecting, timeout)
         except asyncio.TimeoutError as exc:
