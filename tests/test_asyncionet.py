@@ -31,12 +31,12 @@ from aiwrapper import _errors as errors
 from aiwrapper._wire import _asyncionet as net
 from aiwrapper._wire._http import HttpTransport
 
-from .test_http_sockets import (
-    PROXY_VARIABLES,
+from .test_http_sockets import (  # no_proxy_environment: autouse, here too
     Handler,
     SocketServer,
     call,
     json_response,
+    no_proxy_environment,  # noqa: F401
     on_error,
     serve_forever,
     serving,
@@ -60,13 +60,6 @@ asyncio_loops = pytest.mark.parametrize(
     ],
 )
 ANSWER = json_response(b'{"ok":1}')
-
-
-@pytest.fixture(autouse=True)
-def no_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
 
 
 @pytest.fixture
@@ -413,14 +406,21 @@ async def test_a_cancelled_read_leaves_no_waiter_or_timer_and_closes_the_connect
 ) -> None:
     with serving(read_and_wait) as server:
         async with HttpTransport(timeout=30, max_retries=0) as transport:
-            with pytest.raises(TimeoutError):
-                with anyio.fail_after(0.3):
-                    await transport.request_json(call(server.url), on_error)
-            [protocol] = protocols
-            assert (protocol.reader, protocol.writer) == (None, None)
-            assert pending_timers() == 0
-            assert pool_of(transport, server.url).connections == []
+            await cancel_cleanly(transport, call(server.url), 0.3, protocols)
             assert await anyio.to_thread.run_sync(server.closed_by_peer.wait, 5)
+
+
+async def cancel_cleanly(
+    transport: HttpTransport, request: Any, seconds: float, protocols: list[net._Protocol]
+) -> None:
+    """Cancel ``request`` after ``seconds``; its one connection leaves nothing behind."""
+    with pytest.raises(TimeoutError):
+        with anyio.fail_after(seconds):
+            await transport.request_json(request, on_error)
+    [protocol] = protocols
+    assert (protocol.reader, protocol.writer) == (None, None)
+    assert pending_timers() == 0
+    assert pool_of(transport, request.url).connections == []
 
 
 def never_reads(server: SocketServer, conn: socket.socket) -> None:
@@ -434,13 +434,8 @@ async def test_a_cancelled_write_leaves_no_waiter_or_timer(
     with serving(never_reads) as server:
         async with HttpTransport(timeout=30, max_retries=0) as transport:
             huge = call(server.url, body={"text": "z" * (64 * MEBIBYTE)})
-            with pytest.raises(TimeoutError):
-                with anyio.fail_after(0.5):
-                    await transport.request_json(huge, on_error)
+            await cancel_cleanly(transport, huge, 0.5, protocols)
             [protocol] = protocols
-            assert (protocol.reader, protocol.writer) == (None, None)
-            assert pending_timers() == 0
-            assert pool_of(transport, server.url).connections == []
             # Closed at once: the megabytes asyncio held for a server that never reads are
             # dropped, not kept until it does.
             with anyio.fail_after(5):
