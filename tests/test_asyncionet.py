@@ -13,7 +13,7 @@ import ipaddress
 import socket
 import ssl
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -406,17 +406,36 @@ async def test_a_cancelled_read_leaves_no_waiter_or_timer_and_closes_the_connect
 ) -> None:
     with serving(read_and_wait) as server:
         async with HttpTransport(timeout=30, max_retries=0) as transport:
-            await cancel_cleanly(transport, call(server.url), 0.3, protocols)
+            await cancel_cleanly(
+                transport, call(server.url), protocols, lambda protocol: protocol.reader is not None
+            )
             assert await anyio.to_thread.run_sync(server.closed_by_peer.wait, 5)
 
 
 async def cancel_cleanly(
-    transport: HttpTransport, request: Any, seconds: float, protocols: list[net._Protocol]
+    transport: HttpTransport,
+    request: Any,
+    protocols: list[net._Protocol],
+    waiting: Callable[[net._Protocol], bool],
 ) -> None:
-    """Cancel ``request`` after ``seconds``; its one connection leaves nothing behind."""
-    with pytest.raises(TimeoutError):
-        with anyio.fail_after(seconds):
+    """Cancel ``request`` once its connection is ``waiting``; nothing is left behind.
+
+    Cancelling on the state, not after a fixed time: on a loaded machine encoding a large
+    body alone can outlast any fixed delay.
+    """
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as group:
+
+            async def cancel_once_waiting() -> None:
+                with anyio.fail_after(10):
+                    while not (protocols and waiting(protocols[0])):
+                        await anyio.sleep(0.005)
+                scope.cancel()
+
+            group.start_soon(cancel_once_waiting)
             await transport.request_json(request, on_error)
+            pytest.fail("the request finished")
+    assert scope.cancelled_caught
     [protocol] = protocols
     assert (protocol.reader, protocol.writer) == (None, None)
     assert pending_timers() == 0
@@ -434,7 +453,9 @@ async def test_a_cancelled_write_leaves_no_waiter_or_timer(
     with serving(never_reads) as server:
         async with HttpTransport(timeout=30, max_retries=0) as transport:
             huge = call(server.url, body={"text": "z" * (64 * MEBIBYTE)})
-            await cancel_cleanly(transport, huge, 0.5, protocols)
+            await cancel_cleanly(
+                transport, huge, protocols, lambda protocol: protocol.writer is not None
+            )
             [protocol] = protocols
             # Closed at once: the megabytes asyncio held for a server that never reads are
             # dropped, not kept until it does.
