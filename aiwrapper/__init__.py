@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ._conversation._logprobs import TokenLogprob
 from ._conversation._media import Document, Image
 from ._conversation._messages import LangMessage, LangMessages
 from ._conversation._result import FunctionCall, LangResult, RequestUsage, Usage
@@ -18,6 +19,7 @@ from ._conversation._runevents import (
     CallFinished,
     CallReady,
     CallStarted,
+    LogprobsDelta,
     RunEvent,
     RunFinished,
     TextDelta,
@@ -83,6 +85,7 @@ __all__ = [  # noqa: RUF022
     "LangOptions",
     "LangOptionsDict",
     "LangResult",
+    "LogprobsDelta",
     "MaxIterationsError",
     "NotFoundError",
     "OutputValidationError",
@@ -102,6 +105,7 @@ __all__ = [  # noqa: RUF022
     "StreamError",
     "TextDelta",
     "ThinkingDelta",
+    "TokenLogprob",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",

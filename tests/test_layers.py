@@ -17,6 +17,7 @@ from .importgraph import PACKAGE, Graph, package_graph, reachable
 # The plain data every other module builds on; nothing in it may reach above it.
 GROUND_FLOOR = {
     "aiwrapper._conversation._call",
+    "aiwrapper._conversation._logprobs",
     "aiwrapper._knowledge._modelinfo",
     "aiwrapper._conversation._parts",
     "aiwrapper._conversation._media",

@@ -25,6 +25,7 @@ from ._events import (
     Event,
     FinishEvent,
     FinishReason,
+    LogprobsEvent,
     MediaEvent,
     ModelEvent,
     OpaquePartEvent,
@@ -36,6 +37,7 @@ from ._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ._logprobs import TokenLogprob
 from ._messages import (
     LangMessage,
     MediaPart,
@@ -76,6 +78,7 @@ class Assembler:
     truncated: bool = False  # the output hit the token limit: the last call may be cut off
     model: str | None = None  # the model the provider says answered
     response_id: str | None = None  # the provider's id of the response (telemetry)
+    logprobs: list[TokenLogprob] = field(default_factory=list)  # of the answer's tokens
     _fragments: dict[int, list[str]] = field(default_factory=dict)  # open calls (batch mode)
     _ids: set[str] = field(default_factory=set)  # the ids of ``started``, no two the same
     # Open calls (live mode): each call with the parser of its arguments.
@@ -130,6 +133,9 @@ class Assembler:
 
     def _finish_event(self, event: FinishEvent) -> None:
         self.finish_reason, self.raw_finish_reason = event.reason, event.raw
+
+    def _add_logprobs(self, event: LogprobsEvent) -> None:
+        self.logprobs.extend(event.tokens)
 
     def _set_model(self, event: ModelEvent) -> None:
         self.model, self.response_id = event.model, event.response_id
@@ -351,6 +357,7 @@ FOLDS: dict[type, Callable[[Assembler, Any], None]] = {
     UsageEvent: Assembler._set_usage,
     FinishEvent: Assembler._finish_event,
     ModelEvent: Assembler._set_model,
+    LogprobsEvent: Assembler._add_logprobs,
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

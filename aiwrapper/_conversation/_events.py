@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
+from ._logprobs import TokenLogprob
 from ._media import Document, Image
 from ._messages import JSONValue, ProviderState
 
@@ -22,6 +23,7 @@ __all__ = [
     "Event",
     "FinishEvent",
     "FinishReason",
+    "LogprobsEvent",
     "MediaEvent",
     "ModelEvent",
     "OpaquePartEvent",
@@ -53,6 +55,13 @@ class ThinkingDelta:
 
     text: str
     new_part: bool = False
+
+
+@dataclass(slots=True)
+class LogprobsEvent:
+    """Log probabilities of answer tokens, in order (the text they belong to came before)."""
+
+    tokens: list[TokenLogprob]
 
 
 @dataclass(slots=True)
@@ -168,4 +177,5 @@ Event = Union[
     UsageEvent,
     FinishEvent,
     ModelEvent,
+    LogprobsEvent,
 ]

@@ -13,6 +13,7 @@ from typing import Any, Generic, Protocol
 from typing_extensions import TypeVar
 
 from ._call import CallStatus, FunctionCall, call_markdown
+from ._logprobs import TokenLogprob
 from ._messages import LangMessages, TextPart
 
 __all__ = ["CallStatus", "FunctionCall", "LangResult", "RequestUsage", "Usage", "result_markdown"]
@@ -94,6 +95,7 @@ class _TurnText(Protocol):
     """
 
     shown: TextPart | None
+    logprobs: list[TokenLogprob]
 
     @property
     def answer(self) -> str: ...
@@ -129,6 +131,8 @@ class LangResult(Generic[OutputT]):
             the run ends; the answer text when no ``output_type`` was given).
         pending: The calls ``approve`` deferred (status ``pending``), when the run stopped
             for them: ``Lang.resume`` continues it with a decision for each.
+        logprobs: The log probabilities of the latest assistant turn's answer tokens, in
+            order, when the run asked for them (``logprobs=True``); empty otherwise.
     """
 
     prompt: str
@@ -144,6 +148,7 @@ class LangResult(Generic[OutputT]):
     output: OutputT = field(default=None, init=False)  # type: ignore[assignment]
     _answer: str = field(default="", init=False, repr=False)
     _thinking: str = field(default="", init=False, repr=False)
+    _logprobs: list[TokenLogprob] = field(default_factory=list, init=False, repr=False)
     # While a turn streams, ``answer`` and ``thinking`` are read from it: built when read,
     # never on every delta, so a long streamed answer costs O(n) in total.
     _streaming: _TurnText | None = field(default=None, init=False, repr=False)
@@ -171,10 +176,22 @@ class LangResult(Generic[OutputT]):
     def thinking(self, value: str) -> None:
         self._thinking = value
 
+    @property
+    def logprobs(self) -> list[TokenLogprob]:
+        """The latest assistant turn's answer tokens with their log probabilities."""
+        streaming = self._streaming
+        return self._logprobs if streaming is None else streaming.logprobs
+
+    @logprobs.setter
+    def logprobs(self, value: list[TokenLogprob]) -> None:
+        self._logprobs = value
+
     def _stream_turn(self, turn: _TurnText | None) -> None:
         """Show ``turn`` as it streams; ``None`` keeps what it ended with."""
-        if turn is None and self._streaming is not None:
-            self._answer, self._thinking = self._streaming.answer, self._streaming.thinking
+        streaming = self._streaming
+        if turn is None and streaming is not None:
+            self._answer, self._thinking = streaming.answer, streaming.thinking
+            self._logprobs = streaming.logprobs
         self._streaming = turn
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from ._logprobs import TokenLogprob
 from ._result import FunctionCall, LangResult, RequestUsage
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "CallFinished",
     "CallReady",
     "CallStarted",
+    "LogprobsDelta",
     "RunEvent",
     "RunFinished",
     "TextDelta",
@@ -41,6 +43,15 @@ class TextDelta:
     """A piece of answer text of the turn being streamed."""
 
     text: str
+    result: LangResult = field(repr=False)
+
+
+@dataclass(slots=True)
+class LogprobsDelta:
+    """Log probabilities of answer tokens just streamed (after their ``TextDelta``), when the
+    run asked for them (``logprobs=True``)."""
+
+    tokens: list[TokenLogprob]
     result: LangResult = field(repr=False)
 
 
@@ -113,6 +124,7 @@ class RunFinished:
 RunEvent = Union[
     TurnStarted,
     TextDelta,
+    LogprobsDelta,
     ThinkingDelta,
     CallStarted,
     CallArgumentsDelta,

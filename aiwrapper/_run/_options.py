@@ -72,7 +72,7 @@ class LangOptions:
         max_tokens: Output token cap.
         top_p: Nucleus sampling.
         stop: Stop sequences.
-        seed: Seed for sampling, for repeatable answers. This option and the five below
+        seed: Seed for sampling, for repeatable answers. This option and the seven below
             go only to providers whose API has the field (the README lists them); toward
             another one, setting it is a ``ConfigError`` naming it, never dropped.
         presence_penalty: Penalty (-2 to 2) on tokens already present.
@@ -80,6 +80,10 @@ class LangOptions:
         logit_bias: Token id (as a string) to a bias from -100 to 100.
         user: An id of the end user, for the provider's abuse monitoring.
         top_k: Sample from the k likeliest tokens only.
+        logprobs: Return the log probability of each answer token (``result.logprobs``,
+            ``LogprobsDelta`` events), where the provider's API has them.
+        top_logprobs: How many likeliest alternatives (0 to 20) to return per token;
+            needs ``logprobs=True``.
         thinking: True, a token budget, or ``"low"``/``"medium"``/``"high"``.
         stream: Stream responses (default True).
         auto_execute: Execute calls and continue (default True); False returns them unexecuted.
@@ -129,6 +133,8 @@ class LangOptions:
     logit_bias: Mapping[str, float] | None = None
     user: str | None = None
     top_k: int | None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
     thinking: Thinking | None = None
     stream: bool | None = None
     auto_execute: bool | None = None
@@ -203,6 +209,10 @@ def merge_options(*layers: OptionsLike, **overrides: Any) -> LangOptions:
             if value is not None:
                 given[name] = value
     _validate(given)  # the defaults are valid: only what a layer set is checked
+    if given.get("top_logprobs") is not None and not given.get("logprobs"):
+        from .._errors import ConfigError
+
+        raise ConfigError("top_logprobs needs logprobs=True")
     return LangOptions(**{**_DEFAULT_VALUES, **given})
 
 
@@ -271,6 +281,12 @@ def _top_p_problem(name: str, value: object) -> str | None:
 
 def _seed_problem(name: str, value: object) -> str | None:
     return None if _is_int(value) else f"{name} must be an int, not {value!r}"
+
+
+def _top_logprobs_problem(name: str, value: object) -> str | None:
+    if _is_int(value) and 0 <= value <= 20:  # type: ignore[operator]
+        return None
+    return f"{name} must be an int from 0 to 20, not {value!r:.80}"
 
 
 def _penalty_problem(name: str, value: object) -> str | None:
@@ -416,6 +432,8 @@ _CHECKS: dict[str, Callable[[str, Any], str | None]] = {
     "logit_bias": _logit_bias_problem,
     "user": _user_problem,
     "top_k": _count_problem,
+    "logprobs": _flag_problem,
+    "top_logprobs": _top_logprobs_problem,
     "function_call": _choice_problem,
     "thinking": _thinking_problem,
     "stop": _stop_problem,

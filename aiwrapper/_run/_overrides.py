@@ -56,6 +56,8 @@ class CallOverrides(TypedDict, total=False):
     logit_bias: Mapping[str, float] | None
     user: str | None
     top_k: int | None
+    logprobs: bool | None
+    top_logprobs: int | None
     thinking: Thinking | None
     stream: bool | None
     auto_execute: bool | None

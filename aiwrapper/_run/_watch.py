@@ -29,6 +29,7 @@ WATCHED = frozenset(
         events.ToolCallStart,
         events.ToolCallDelta,
         events.ToolCallEnd,
+        events.LogprobsEvent,
     )
 )
 
@@ -259,7 +260,7 @@ def _nothing_hidden(call: FunctionCall) -> bool:
 def _public(
     event: events.Event, assembler: Assembler, result: LangResult
 ) -> runevents.RunEvent | None:
-    """The public event of a text, thinking or argument delta (none for empty text)."""
+    """The public event of a text, thinking, argument or logprobs delta (none when empty)."""
     kind = type(event)
     if kind is events.TextDelta:
         return runevents.TextDelta(event.text, result) if event.text else None  # type: ignore[union-attr]
@@ -268,4 +269,6 @@ def _public(
     if isinstance(event, events.ToolCallDelta):
         call = assembler.calls[event.index].call  # the assembler refused a delta of no call
         return runevents.CallArgumentsDelta(call, event.arguments, result)
+    if isinstance(event, events.LogprobsEvent):
+        return runevents.LogprobsDelta(event.tokens, result) if event.tokens else None
     return None

@@ -18,6 +18,7 @@ from .. import _errors as errors
 from .._conversation._assembler import Assembler
 from .._conversation._document import messages_to_jsonable
 from .._conversation._document_values import read_result, write_result
+from .._conversation._logprobs import logprobs_from_jsonable, logprobs_to_jsonable
 from .._conversation._messages import LangMessage, LangMessages, MediaPart, TextPart
 from .._conversation._result import FunctionCall, LangResult, RequestUsage, Usage
 from .._conversation._serialize import to_jsonable
@@ -45,6 +46,7 @@ def turn_to_jsonable(turn: Assembler) -> JSONObject:
         "finish_reason": turn.finish_reason,
         "truncated": turn.truncated,
         "model": turn.model,
+        "logprobs": logprobs_to_jsonable(turn.logprobs),
     }
 
 
@@ -59,6 +61,7 @@ def turn_from_jsonable(data: JSONObject, provider: str) -> Assembler:
         started=list(message.tool_calls),
         truncated=bool(data["truncated"]),
         model=data["model"],
+        logprobs=logprobs_from_jsonable(data.get("logprobs", ())),
     )
 
 
@@ -115,6 +118,7 @@ def result_to_jsonable(result: LangResult[Any]) -> JSONObject:
         "model": result.model,
         "truncated": result.truncated,
         "usage": [_usage_to_jsonable(r) | {"cost": r.cost} for r in result.usage.requests],
+        "logprobs": logprobs_to_jsonable(result.logprobs),
     }
 
 
@@ -135,6 +139,7 @@ def result_from_jsonable(data: JSONObject) -> LangResult[Any]:
         pending=[calls[i] for i in data["pending"] if i in calls],
     )
     result.answer, result.thinking = data["answer"], data["thinking"]
+    result.logprobs = logprobs_from_jsonable(data.get("logprobs", ()))
     return result
 
 

@@ -170,7 +170,10 @@ def sampling_fields(
 
 
 # Sampling options that not every wire has, in the order they go into a body.
-EXTRA_SAMPLING = ("seed", "presence_penalty", "frequency_penalty", "logit_bias", "user", "top_k")
+EXTRA_SAMPLING = (
+    *("seed", "presence_penalty", "frequency_penalty", "logit_bias", "user", "top_k"),
+    *("logprobs", "top_logprobs"),
+)
 _extra_values = operator.attrgetter(*EXTRA_SAMPLING)
 _NONE_SET = (None,) * len(EXTRA_SAMPLING)
 
@@ -187,7 +190,7 @@ def extra_sampling(options: LangOptions, provider: str, names: Mapping[str, str]
     if values == _NONE_SET:  # the common case, told in one comparison
         return fields
     for option, value in zip(EXTRA_SAMPLING, values, strict=True):
-        if value is None:
+        if value is None or value is False:  # logprobs=False asks for nothing: fine anywhere
             continue
         key = names.get(option)
         if key is None:
