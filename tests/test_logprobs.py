@@ -27,6 +27,7 @@ from aiwrapper.durable._checkpoints import (
     turn_from_jsonable,
     turn_to_jsonable,
 )
+from aiwrapper.testing import scripted, turn
 
 pytestmark = pytest.mark.anyio
 
@@ -189,3 +190,17 @@ def test_a_turns_checkpoint_keeps_them() -> None:
     turn.add_all(answer_with_logprobs())
     turn.finish()
     assert turn_from_jsonable(turn_to_jsonable(turn), "turns").logprobs == [HI, THERE]
+
+
+async def test_a_scripted_turn_gives_its_tokens_only_when_they_are_asked_for() -> None:
+    script = [turn(text="Hi there", logprobs=[HI, THERE])] * 2
+    lang = scripted(script)
+    assert (await lang.ask("hi", logprobs=True)).logprobs == [HI, THERE]
+    assert (await lang.ask("hi")).logprobs == []
+
+
+@pytest.mark.parametrize("given", [[{"token": "Hi", "logprob": 0.0}], "Hi", [HI, None]])
+async def test_a_scripted_turns_logprobs_must_be_tokens(given: Any) -> None:
+    lang = scripted([{"text": "Hi", "logprobs": given}])
+    with pytest.raises(ConfigError, match="a scripted turn's logprobs are a list of TokenLogprob"):
+        await lang.ask("hi", logprobs=True)

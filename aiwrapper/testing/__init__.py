@@ -14,8 +14,10 @@ model was sent::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from .._conversation._logprobs import TokenLogprob
 from .._lang import Lang
 from .._run._options import OptionsLike
 from ..providers.scripted import ScriptedRequest, Turn, TurnSource
@@ -46,13 +48,23 @@ def call(
     return spec
 
 
-def turn(*calls: dict[str, Any], text: str | None = None, thinking: str | None = None) -> Turn:
-    """One scripted model turn: optional text and thinking, then the given calls."""
+def turn(
+    *calls: dict[str, Any],
+    text: str | None = None,
+    thinking: str | None = None,
+    logprobs: Sequence[TokenLogprob] | None = None,
+) -> Turn:
+    """One scripted model turn: optional text and thinking, then the given calls.
+
+    ``logprobs`` are the text's tokens, streamed after it when the run asks for them.
+    """
     out: dict[str, Any] = {}
     if thinking:
         out["thinking"] = thinking
     if text:
         out["text"] = text
+    if logprobs is not None:
+        out["logprobs"] = list(logprobs)
     if calls:
         out["function_calls"] = list(calls)
     return out

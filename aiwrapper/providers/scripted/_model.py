@@ -17,6 +17,7 @@ from typing import Any, Union
 from ..._conversation._events import (
     Event,
     FinishEvent,
+    LogprobsEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -24,6 +25,7 @@ from ..._conversation._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ..._conversation._logprobs import TokenLogprob
 from ..._conversation._messages import LangMessage, LangMessages, ToolCallPart
 from ..._errors import ConfigError
 from ..._run._contract import EventSink, ProviderRequest
@@ -74,24 +76,36 @@ def _copy_message(message: LangMessage) -> LangMessage:
     return replace(message, parts=parts)
 
 
-def turn_events(turn: Turn, *, stream: bool) -> list[Event]:
-    """The events a real provider would send for ``turn``."""
+def turn_events(turn: Turn, *, stream: bool, logprobs: bool = False) -> list[Event]:
+    """The events a real provider would send for ``turn``; its ``logprobs`` only when the
+    request asked for them (``logprobs``), as a provider would."""
     if isinstance(turn, str):
         turn = {"text": turn}
     if not isinstance(turn, Mapping):
         raise ConfigError(f"a scripted turn is a string or a dict, not {turn!r}")
-    unknown = set(turn) - {"text", "thinking", "function_calls"}
+    unknown = set(turn) - {"text", "thinking", "function_calls", "logprobs"}
     if unknown:
         raise ConfigError(f"scripted turn has unknown keys {sorted(unknown)}")
     size = CHUNK if stream else 1 << 30
     events: list[Event] = [ThinkingDelta(c) for c in _chunks(turn.get("thinking") or "", size)]
     events += [TextDelta(c) for c in _chunks(turn.get("text") or "", size)]
+    tokens = _tokens(turn.get("logprobs"))
+    if logprobs and tokens:
+        events.append(LogprobsEvent(tokens))
     for index, call in enumerate(turn.get("function_calls") or ()):
         events += _call_events(index, call, size)
     output = sum(len(str(turn.get(k) or "")) for k in ("text", "thinking")) // 4
     events.append(UsageEvent(input_tokens=0, output_tokens=output))
     events.append(FinishEvent("tool_calls" if turn.get("function_calls") else "stop"))
     return events
+
+
+def _tokens(given: object) -> list[TokenLogprob]:
+    if given is None:
+        return []
+    if isinstance(given, (list, tuple)) and all(isinstance(t, TokenLogprob) for t in given):
+        return list(given)
+    raise ConfigError(f"a scripted turn's logprobs are a list of TokenLogprob, not {given!r:.80}")
 
 
 def _call_events(index: int, call: Mapping[str, Any], size: int) -> list[Event]:
@@ -116,7 +130,8 @@ class ScriptedModel:
 
     Args:
         turns: A list of turns (a string is a final text turn; a dict may hold ``text``,
-            ``thinking`` and ``function_calls``: ``[{"name", "arguments", "id"?}]``), or a
+            ``thinking``, ``function_calls``: ``[{"name", "arguments", "id"?}]``, and
+            ``logprobs``: the text's ``TokenLogprob`` list, sent when asked for), or a
             callable ``(messages, options) -> turn`` (sync or async; it gets a copy of the
             conversation). The script is consumed across calls.
         model: The model name reported in requests.
@@ -136,7 +151,8 @@ class ScriptedModel:
         tools = [canonical_tool(t) for t in request.tools]
         self.requests.append(ScriptedRequest(messages, tools, request.options))
         turn = await self._next_turn(snapshot(messages), request.options)
-        for event in turn_events(turn, stream=request.stream):
+        events = turn_events(turn, stream=request.stream, logprobs=bool(request.options.logprobs))
+        for event in events:
             await sink([event])  # one event per batch: streams like a slow network
 
     async def _next_turn(self, messages: LangMessages, options: LangOptions) -> Turn:
