@@ -32,6 +32,7 @@ USERS = frozenset(
         "tests/gateway/test_option_keys.py",
         "tests/gateway/test_responses_cross_wire.py",
         "tests/gateway/test_responses_front.py",
+        "tests/gateway/test_responses_logprobs.py",
         "tests/gateway/test_responses_media.py",
         "tests/providers/test_anthropic_media.py",
         "tests/providers/test_anthropic_vertex.py",
@@ -41,6 +42,7 @@ USERS = frozenset(
         "tests/providers/test_openai_responses_encode.py",
         "tests/providers/test_openai_responses_loop.py",
         "tests/providers/test_openai_responses_media.py",
+        "tests/providers/test_responses_logprobs.py",
     }
 )
 

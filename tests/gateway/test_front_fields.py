@@ -114,7 +114,6 @@ async def test_a_field_the_backends_wire_lacks_is_a_400_naming_it_and_the_backen
     [
         (CHAT, "logprobs", True),
         (CHAT, "top_logprobs", 3),
-        (RESPONSES, "top_logprobs", 3),
     ],
 )
 async def test_logprobs_are_refused_by_name(path: str, field: str, value: Any) -> None:

@@ -268,7 +268,7 @@ def test_retrieving_a_response_is_a_404(client: openai.OpenAI) -> None:
         ({"tools": [{"type": "function", "parameters": {}}]}, "tools[0].name"),
         ({"tool_choice": {"type": "function", "name": "other"}}, "tool_choice.name"),
         ({"tool_choice": {"type": "web_search_preview"}}, "tool_choice"),
-        ({"include": ["message.output_text.logprobs"]}, "include[0]"),
+        ({"include": ["file_search_call.results"]}, "include[0]"),
         ({"text": {"format": {"type": "json_object"}}}, "text.format"),
         ({"reasoning": {"effort": "extreme"}}, "reasoning.effort"),
         ({"temperature": "hot"}, "temperature"),

@@ -3,11 +3,13 @@
 ``_encode`` builds the request body (the whole conversation each time, kept items replayed to
 the same provider and model; ``_media`` writes images and documents as content parts),
 ``_decode`` turns SSE events and whole ``response`` bodies into neutral events (``_fields``
-reads their keys, texts and usage), ``_errors`` reads the errors that arrive inside a 200
-answer, and ``_provider`` puts them together as a ``Provider``. ``FRONTENDS`` serves the same
-wire to clients: the gateway's ``POST /v1/responses`` (``_front`` reads requests,
-``_front_input`` their ``input`` items, ``_front_media`` the images and documents in them,
-``_front_items`` writes output items, ``_front_stream`` the events).
+reads their keys, texts and usage, ``_logprobs`` token log probabilities), ``_errors`` reads
+the errors that arrive inside a 200 answer, and ``_provider`` puts them together as a
+``Provider``. ``FRONTENDS`` serves the same wire to clients: the gateway's
+``POST /v1/responses`` (``_front`` reads requests, ``_front_input`` their ``input`` items,
+``_front_media`` the images and documents in them, ``_front_items`` writes output items,
+``_front_stream`` the events, ``_front_logprobs`` the tokens' log probabilities when a client
+asks).
 """
 
 from __future__ import annotations

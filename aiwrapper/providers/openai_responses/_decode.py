@@ -7,8 +7,12 @@ deltas are thinking, ``output_text`` deltas are text, a ``function_call`` item s
 whose argument deltas stream until its ``.done``. The finished output items, taken from
 ``response.output_item.done`` (an item's ``encrypted_content`` is complete only there), are
 kept in their order as one opaque part, which ``_encode`` replays verbatim to the same provider
-and model. Usage and the final status come only with the terminal event; a stream that ends
-without one is a ``StreamError``. HTTP error bodies are the provider's.
+and model. When the request asked for log probabilities, each text delta's (or
+whole ``output_text`` part's) tokens follow its text as a ``LogprobsEvent``; text deltas are
+then read whole, off the envelope's fast path (``response.output_text.done`` and the terminal
+response repeat the list, and are not read for it). Usage and the final status come only with
+the terminal event; a stream that ends without one is a ``StreamError``. HTTP error bodies are
+the provider's.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
+    LogprobsEvent,
     ModelEvent,
     OpaquePartEvent,
     TextDelta,
@@ -43,6 +48,7 @@ from ._fields import (
     text_or_none,
     usage_event,
 )
+from ._logprobs import read_tokens
 
 __all__ = ["ResponsesStreamDecoder"]
 
@@ -51,6 +57,8 @@ _scan_object = jsonscan.scan_object
 # The two plain deltas, each as this module's own string (``is`` tells them apart).
 _TEXT, _ARGUMENTS = "response.output_text.delta", "response.function_call_arguments.delta"
 _PLAIN_KINDS = {_TEXT: _TEXT, _ARGUMENTS: _ARGUMENTS}
+# With logprobs asked, a text delta carries its tokens: it is read whole, never as plain text.
+_ARGUMENTS_ONLY = {_ARGUMENTS: _ARGUMENTS}
 
 
 def _delta_of(payload: Any) -> Any:
@@ -83,6 +91,8 @@ class ResponsesStreamDecoder:
 
     Args:
         name: The provider name that errors and the kept output items carry.
+        logprobs: The request asked for token log probabilities: each text's tokens follow
+            it as a ``LogprobsEvent`` (only then are they read at all).
     """
 
     __slots__ = (
@@ -93,14 +103,18 @@ class ResponsesStreamDecoder:
         "_items",
         "_key",
         "_kind",
+        "_logprobs",
         "_model",
         "_name",
+        "_plain",
         "_reasoning",
         "_refused",
     )
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, logprobs: bool = False) -> None:
         self._name = name
+        self._logprobs = logprobs
+        self._plain = _ARGUMENTS_ONLY if logprobs else _PLAIN_KINDS
         self._calls: dict[Key, _Call] = {}
         self._items: dict[Key, dict[str, Any]] = {}  # finished items, in order of first sight
         self._reasoning: tuple[Key, int] | None = None  # the thinking part being streamed
@@ -142,6 +156,8 @@ class ResponsesStreamDecoder:
         try:
             kind = payload["type"]
             if kind == "response.output_text.delta":  # most events: one compare, no call
+                if self._logprobs:
+                    return _text_and_tokens(payload, payload.get("logprobs"))
                 delta = payload.get("delta")
                 if delta.__class__ is str:
                     return [TextDelta(delta)] if delta else []
@@ -160,6 +176,7 @@ class ResponsesStreamDecoder:
         call in between. Any other event goes to ``feed``; nothing here changed state before.
         """
         calls, text_delta, call_delta = self._calls, TextDelta, ToolCallDelta
+        plain_kinds = self._plain
         envelope = self._envelope
         reading = envelope.tries(len(events))
         for _, data in events:
@@ -173,7 +190,7 @@ class ResponsesStreamDecoder:
                     payload = _scan_object(data)  # None: [DONE], or no object
                     plain: Any = None if payload is None else payload.get("type")
                     # A list, say, is no kind (and unhashable).
-                    plain = _PLAIN_KINDS.get(plain) if plain.__class__ is str else None
+                    plain = plain_kinds.get(plain) if plain.__class__ is str else None
                     if plain is _TEXT:
                         key = 0  # text goes to the open text part, whatever its item
                     elif plain is _ARGUMENTS:
@@ -282,7 +299,9 @@ class ResponsesStreamDecoder:
             if part.get("type") == "refusal":
                 self._refused = True
             text = text_or_none(part.get("text") or part.get("refusal"))
-            if text:
+            if text and self._logprobs and part.get("type") == "output_text":
+                out += _text_and_tokens(part, part.get("logprobs"), key="text")
+            elif text:
                 out.append(TextDelta(text))
         return out
 
@@ -359,3 +378,12 @@ class ResponsesStreamDecoder:
 def _text(payload: dict[str, Any]) -> list[Event]:
     delta = text_or_none(payload.get("delta"))
     return [TextDelta(delta)] if delta else []
+
+
+def _text_and_tokens(payload: dict[str, Any], logprobs: Any, key: str = "delta") -> list[Event]:
+    """A piece of text, then its tokens' log probabilities (none for no text, or none sent)."""
+    text = text_or_none(payload.get(key))
+    if not text:
+        return []
+    tokens = read_tokens(logprobs)
+    return [TextDelta(text), LogprobsEvent(tokens)] if tokens else [TextDelta(text)]

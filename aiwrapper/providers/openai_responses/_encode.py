@@ -9,7 +9,9 @@ reasoning item before it by id. Any other turn is sent without ids and without r
 its text as an assistant message, its calls by ``call_id`` alone. User messages and tool
 results that hold images or documents go as lists of content parts (``_media.py``). Tools go
 in the flat function shape with ``strict`` always explicit (left out, the API picks strict when
-it can). Which server quirks apply is the Chat Completions profile's.
+it can). Token log probabilities are asked for with the ``message.output_text.logprobs``
+entry of ``include`` and the top-level ``top_logprobs``. Which server quirks apply is the Chat
+Completions profile's.
 """
 
 from __future__ import annotations
@@ -38,12 +40,15 @@ from ..openai._cache import add_cache_fields
 from ..openai._encode import call_ids, encode_tools, wire_call_id
 from ..openai._profiles import OPENAI_PROFILE, OpenAIProfile
 from ..openai._rules import rules_for
+from ._logprobs import INCLUDE
 from ._media import content_parts, has_media
 
 __all__ = ["flat_tool", "request_body"]
 
 # The smallest max_output_tokens the API takes.
 _MIN_OUTPUT_TOKENS = 16
+# The extra sampling options this wire has (logprobs go into ``include``, not as a key).
+_EXTRA = {"user": "user", "logprobs": "logprobs", "top_logprobs": "top_logprobs"}
 # A dated snapshot ("o3-2025-04-16") answers for its alias ("o3"): the same model.
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
@@ -276,7 +281,11 @@ def _encode_sampling(options: LangOptions, body: dict[str, Any]) -> None:
     # stop was refused before (request_body).
     body.update(sampling_fields(options, max_tokens="max_output_tokens", top_p="top_p", stop=""))
     # The Responses API has no seed, penalties, logit_bias or top_k: each is refused by name.
-    body.update(extra_sampling(options, "the Responses API", {"user": "user"}))
+    extra = extra_sampling(options, "the Responses API", _EXTRA)
+    if extra.pop("logprobs", None):  # asked for as one more thing the answer includes
+        included = body.get("include") or []
+        body["include"] = included if INCLUDE in included else [*included, INCLUDE]
+    body.update(extra)
     if options.max_tokens is not None:
         body["max_output_tokens"] = max(options.max_tokens, _MIN_OUTPUT_TOKENS)
     thinking = options.thinking

@@ -8,7 +8,8 @@ stream (``_front_stream.py``), errors in OpenAI's shape. The gateway keeps nothi
 between requests, so what needs stored state is refused with a 400 naming the field:
 ``previous_response_id``, ``conversation``, stored ``prompt`` templates, ``store: true`` (and
 with it retrieval), ``background``; so are what not every backend can do: built-in tools,
-``text.format`` other than text, logprobs. ``store`` left out is served as ``false``.
+``text.format`` other than text. ``store`` left out is served as ``false``. Token log
+probabilities are asked for and sent back as ``_front_logprobs.py`` says.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from ..openai._front import openai_error_body
 from ._front_input import read_input
 from ._front_items import new_id, output_items, response_object
 from ._front_keys import check_tool
+from ._front_logprobs import LogprobsEventEncoder, attach_logprobs, logprobs_options
 from ._front_options import check_options
 from ._front_stream import ResponseEventEncoder
+from ._logprobs import INCLUDE
 
 __all__ = ["ResponsesAPI"]
 
@@ -51,7 +54,8 @@ _EFFORTS: dict[str, str | bool] = {
     "max": "high",
 }
 _STATEFUL = ("previous_response_id", "conversation", "prompt")
-_INCLUDABLE = ("reasoning.encrypted_content",)  # always sent when there is state to carry
+# Encrypted reasoning is always sent when there is state to carry; logprobs when asked.
+_INCLUDABLE = ("reasoning.encrypted_content", INCLUDE)
 # Every request field of the wire: the ones read below, and the ones refused.
 _FIELDS = frozenset(
     {
@@ -93,10 +97,14 @@ class ResponsesAPI:
     def response(self, request: ClientRequest, result: LangResult) -> dict[str, Any]:
         """The ``response`` object."""
         output = output_items(result.messages[-1].parts)
+        if request.options.get("logprobs"):
+            attach_logprobs(output, result)
         return response_object(request, new_id("resp"), int(time.time()), output, result)
 
     def encoder(self, request: ClientRequest) -> ResponseEventEncoder:
         """A fresh encoder of the Responses event stream."""
+        if request.options.get("logprobs"):
+            return LogprobsEventEncoder(request, self.error_body)
         return ResponseEventEncoder(request, self.error_body)
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:
@@ -129,8 +137,6 @@ def _refuse_unsupported(body: Mapping[str, Any]) -> None:
         raise bad_request("text.format other than {'type': 'text'} is not supported", "text.format")
     if text.get("verbosity") not in (None, "medium"):  # the default: others change answers
         raise bad_request("text.verbosity other than 'medium' is not supported", "text.verbosity")
-    if check_number(body, "top_logprobs", integer=True):
-        raise bad_request("logprobs are not supported by this gateway", "top_logprobs")
 
 
 def _options(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,6 +148,7 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
         "top_p": check_number(body, "top_p"),
         "max_tokens": check_number(body, "max_output_tokens", integer=True),
         "user": read_user(body),
+        **logprobs_options(body, check_type(body, "include", list) or []),
     }
     choice = body.get("tool_choice")
     if choice is not None:

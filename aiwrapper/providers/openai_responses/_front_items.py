@@ -59,12 +59,15 @@ def is_reasoning(part: Part) -> TypeGuard[Reasoning]:
     )
 
 
-def output_text(text: str) -> dict[str, Any]:
-    """An ``output_text`` content part."""
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+def output_text(text: str, logprobs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An ``output_text`` content part, with its tokens' log probabilities when asked."""
+    tokens = logprobs if logprobs is not None else []
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": tokens}
 
 
-def message_item(item_id: str, text: str | None) -> dict[str, Any]:
+def message_item(
+    item_id: str, text: str | None, logprobs: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """A ``message`` item; ``text=None`` is the empty one a stream opens with."""
     done = text is not None
     return {
@@ -72,7 +75,7 @@ def message_item(item_id: str, text: str | None) -> dict[str, Any]:
         "type": "message",
         "status": "completed" if done else "in_progress",
         "role": "assistant",
-        "content": [output_text(text)] if text is not None else [],
+        "content": [output_text(text, logprobs)] if text is not None else [],
     }
 
 

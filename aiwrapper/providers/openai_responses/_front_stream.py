@@ -48,6 +48,7 @@ __all__ = ["ResponseEventEncoder"]
 
 ItemKind = Literal["message", "reasoning"]
 _Found = tuple[bytes, Union[Part, None]]  # whole items sent on the way, and the part found
+_NONE: list[dict[str, Any]] = []  # no tokens (never changed)
 _DELTA = {
     "message": "response.output_text.delta",
     "reasoning": "response.reasoning_summary_text.delta",
@@ -64,6 +65,7 @@ class _OpenItem:
     item_id: str
     text: list[str] = field(default_factory=list)
     deltas: SSEShape | None = None  # its delta event, written once
+    logprobs: list[dict[str, Any]] | None = None  # its tokens, when the client asked for them
 
 
 @dataclass(slots=True)
@@ -195,7 +197,10 @@ class ResponseEventEncoder:
 
     # --- message and reasoning items ---------------------------------------------------
 
-    def _delta(self, kind: ItemKind, text: str, result: LangResult) -> bytes:
+    def _delta(
+        self, kind: ItemKind, text: str, result: LangResult, tokens: list[dict[str, Any]] = _NONE
+    ) -> bytes:
+        """A text or thinking delta; ``tokens`` are a text's log probabilities (when asked)."""
         out = b""
         if self._open is None or self._open.kind != kind:
             out = self._close_open()
@@ -204,6 +209,10 @@ class ResponseEventEncoder:
         item = self._open
         assert item is not None
         item.text.append(text)
+        if tokens:  # each delta's differ: no shape written once
+            item.logprobs = [*(item.logprobs or ()), *tokens]
+            where = self._where(item)
+            return out + self._emit(_DELTA[kind], **where, delta=text, logprobs=tokens)
         if item.deltas is None:
             item.deltas = self._shape(_DELTA[kind], **self._where(item), delta=SLOT, **_extra(kind))
         return out + self._filled(item.deltas, text)
@@ -225,9 +234,11 @@ class ResponseEventEncoder:
             return b""
         text, where = "".join(item.text), self._where(item)
         if item.kind == "message":
-            out = self._emit("response.output_text.done", **where, text=text, logprobs=[])
-            out += self._emit("response.content_part.done", **where, part=output_text(text))
-            return out + self._done(item.index, message_item(item.item_id, text))
+            tokens = item.logprobs or []
+            out = self._emit("response.output_text.done", **where, text=text, logprobs=tokens)
+            part = output_text(text, tokens)
+            out += self._emit("response.content_part.done", **where, part=part)
+            return out + self._done(item.index, message_item(item.item_id, text, tokens))
         state = item.part.state if isinstance(item.part, ThinkingPart) else None
         summary = {"type": "summary_text", "text": text}
         out = self._emit("response.reasoning_summary_text.done", **where, text=text)

@@ -70,12 +70,12 @@ class ResponsesProvider:
 
     def decode_stream(self, request: ProviderRequest | None = None) -> ResponsesStreamDecoder:
         """A fresh decoder for one streamed response."""
-        return ResponsesStreamDecoder(self.name)
+        return ResponsesStreamDecoder(self.name, logprobs=_logprobs(request))
 
     def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``response`` body, the same its stream would produce."""
         try:
-            return ResponsesStreamDecoder(self.name).whole(body)
+            return ResponsesStreamDecoder(self.name, logprobs=_logprobs(request)).whole(body)
         except _MALFORMED as exc:
             raise errors.StreamError(
                 f"{self.name}: unexpected response body: {body!r:.300}"
@@ -88,3 +88,8 @@ class ResponsesProvider:
         ``NotFoundError`` like any 404, and is never retried.
         """
         return error_from_response(self.name, status, body, headers)
+
+
+def _logprobs(request: ProviderRequest | None) -> bool:
+    """Whether the round asked for token log probabilities (only then are they read)."""
+    return request is not None and bool(request.options.logprobs)
