@@ -139,7 +139,7 @@ class OllamaDecoder:
         try:
             events = self._message(message or {})
             if self._top is not None and "logprobs" in line:
-                self._line_logprobs(line["logprobs"], message or {}, events)
+                self._line_logprobs(line["logprobs"], events)
             if line.get("done"):
                 events += self._finish(line)
         except (KeyError, TypeError, AttributeError) as exc:
@@ -149,18 +149,21 @@ class OllamaDecoder:
             _attach(self._pending, events)
         return events
 
-    def _line_logprobs(self, value: Any, message: Mapping[str, Any], events: list[Event]) -> None:
+    def _line_logprobs(self, value: Any, events: list[Event]) -> None:
         """Keep a line's tokens when they are answer text's, until that text goes out.
 
         The tokens come per line, thinking ones too (a line of ``thinking``, or content
-        inside ``<think>`` tags): those have no answer text to describe and are dropped. The
-        tokens of answer text held back (a possible call written as text, a tag split over
-        lines) wait for it, and go with the calls if it was calls.
+        inside ``<think>`` tags): those have no answer text to describe and are dropped. A
+        line with answer text gives all its tokens to it (nothing tells a thought's tokens
+        apart among them). The tokens of answer text held back (a possible call written as
+        text, a tag split over lines) wait for it, and are dropped if it was calls.
         """
         tokens = decode_logprobs(value, self._top or 0)
         kinds = {event.__class__ for event in events}
-        held = message.get("content") and ThinkingDelta not in kinds and not self._think.thinking
-        if TextDelta in kinds or held:
+        # Without text out, only answer text held back (the gate's, or a possible tag's
+        # start) has tokens to keep: a line of think tags alone describes no answer.
+        held = bool(self._text.held or self._think.pending) and not self._think.thinking
+        if TextDelta in kinds or (held and ThinkingDelta not in kinds):
             self._pending += tokens
 
     def _plain_delta(self) -> type[TextDelta] | type[ThinkingDelta] | None:
