@@ -9,7 +9,8 @@ object is reported in the event's ``problem``). A ``thoughtSignature``, and any 
 part the SDK does not know, stays on the part it arrived with (``PartStateEvent``). Usage is
 cumulative (the last chunk wins, and an event goes out only when it changed); the finish reason
 is remembered and emitted by ``close()``, because Gemini has no end marker and may still send
-usage after it. Error mapping lives in ``_errors.py``.
+usage after it. Token log probabilities, when the request asked for them, go out after each
+chunk's answer text (``_logprobs.py`` reads them). Error mapping lives in ``_errors.py``.
 """
 
 from __future__ import annotations
@@ -302,11 +303,12 @@ class GeminiStreamDecoder:
 def _add_logprobs(events: list[Event], tokens: list[TokenLogprob]) -> None:
     """Put a chunk's tokens right after its last answer ``TextDelta``.
 
-    Gemini gives the tokens per chunk (each streamed chunk's ``logprobsResult`` holds the
-    tokens of that chunk only), not per part. A chunk whose text is all thinking has no
-    answer text for them to describe: they are dropped. A chunk that mixes thought and answer
-    text (seen in whole ``generateContent`` bodies) gives all of its tokens to the answer,
-    since nothing on the wire tells where the thought ends among them.
+    Gemini gives the tokens per chunk, not per part: a streamed chunk's ``logprobsResult``
+    is read as the tokens of that chunk alone, in order after those of the chunks before. A
+    chunk whose text is all thinking has no answer text for them to describe: they are
+    dropped. A chunk that mixes thought and answer text (a whole ``generateContent`` body,
+    say) gives all of its tokens to the answer, since nothing on the wire tells where the
+    thought ends among them.
     """
     if not tokens:
         return

@@ -2,7 +2,8 @@
 
 This module owns the answer side of the native wire: whole tool calls, the final ``done`` line
 with metrics, ``{"error"}`` lines, thinking written as ``<think>`` tags into the content, and
-calls written as JSON text (``_content.py`` holds those two content readers).
+calls written as JSON text (``_content.py`` holds those two content readers), and the token
+log probabilities of the answer text when the request asked for them (``_logprobs.py``).
 """
 
 from __future__ import annotations
