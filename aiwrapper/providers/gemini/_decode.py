@@ -9,7 +9,8 @@ object is reported in the event's ``problem``). A ``thoughtSignature``, and any 
 part the SDK does not know, stays on the part it arrived with (``PartStateEvent``). Usage is
 cumulative (the last chunk wins, and an event goes out only when it changed); the finish reason
 is remembered and emitted by ``close()``, because Gemini has no end marker and may still send
-usage after it. Error mapping lives in ``_errors.py``.
+usage after it. Token log probabilities, when the request asked for them, go out after each
+chunk's answer text (``_logprobs.py`` reads them). Error mapping lives in ``_errors.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
+    LogprobsEvent,
     ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
@@ -30,12 +32,14 @@ from ..._conversation._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ..._conversation._logprobs import TokenLogprob
 from ..._conversation._messages import ProviderState
 from ..._errors import BadRequestError, StreamError
 from ..._wire import _jsonscan as jsonscan
 from ..._wire._framing import SSEEvent
 from ..._wire._jsonenvelope import MISSING, Envelope
 from ._errors import error_in_stream
+from ._logprobs import decode_logprobs
 from ._media import decode_inline
 from ._name import PROVIDER
 
@@ -106,9 +110,15 @@ def _text_events(
 
 
 class GeminiStreamDecoder:
-    """Decodes one Gemini response: feed every SSE ``data`` payload, then ``close()``."""
+    """Decodes one Gemini response: feed every SSE ``data`` payload, then ``close()``.
 
-    def __init__(self) -> None:
+    Args:
+        top_logprobs: None unless the request asked for log probabilities; then how many
+            alternatives to keep per token (``LogprobsEvent`` after each chunk's answer text).
+    """
+
+    def __init__(self, top_logprobs: int | None = None) -> None:
+        self._top = top_logprobs
         self._calls = 0
         self._finish: str | None = None
         self._usage: Any = None  # the last usageMetadata seen
@@ -132,6 +142,10 @@ class GeminiStreamDecoder:
         where it fits, else parsed whole and read with a few lookups. Any other chunk is
         decoded as ``feed_json`` decodes it, parsed only once.
         """
+        if self._top is not None:  # asked for logprobs: every chunk carries its own
+            for _, data in events:
+                into += self.feed(None, data)
+            return
         envelope, text_delta = self._envelope, TextDelta
         reading = envelope.tries(len(events))
         for _, data in events:
@@ -225,6 +239,8 @@ class GeminiStreamDecoder:
                         events.append(TextDelta(text))
                     continue
             events += self._part(part)
+        if self._top is not None and "logprobsResult" in candidate:
+            _add_logprobs(events, decode_logprobs(candidate["logprobsResult"], self._top))
         if candidate.get("finishReason"):
             self._finish = str(candidate["finishReason"])
         return events
@@ -282,6 +298,24 @@ class GeminiStreamDecoder:
             PartStateEvent(_state(data), index=index),
             ToolCallEnd(index, arguments=args),
         ]
+
+
+def _add_logprobs(events: list[Event], tokens: list[TokenLogprob]) -> None:
+    """Put a chunk's tokens right after its last answer ``TextDelta``.
+
+    Gemini gives the tokens per chunk, not per part: a streamed chunk's ``logprobsResult``
+    is read as the tokens of that chunk alone, in order after those of the chunks before. A
+    chunk whose text is all thinking has no answer text for them to describe: they are
+    dropped. A chunk that mixes thought and answer text (a whole ``generateContent`` body,
+    say) gives all of its tokens to the answer, since nothing on the wire tells where the
+    thought ends among them.
+    """
+    if not tokens:
+        return
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].__class__ is TextDelta:
+            events.insert(index + 1, LogprobsEvent(tokens))
+            return
 
 
 def _raise_if_blocked(payload: Mapping[str, Any]) -> None:

@@ -57,6 +57,8 @@ _EXTRA_SAMPLING = {
     "presence_penalty": "presencePenalty",
     "frequency_penalty": "frequencyPenalty",
     "top_k": "topK",
+    "logprobs": "responseLogprobs",
+    "top_logprobs": "logprobs",  # Gemini's ``logprobs`` is the count of alternatives
 }
 # Gemini 2.x takes no thinkingLevel (400 "thinking_level is not supported by this model"; the
 # thinking docs: "If you use the thinking_level parameter with a model earlier than Gemini 3,
@@ -145,16 +147,23 @@ class GeminiProvider:
 
     def decode_stream(self, request: ProviderRequest | None = None) -> GeminiStreamDecoder:
         """A fresh decoder for one streamed answer."""
-        return GeminiStreamDecoder()
+        return GeminiStreamDecoder(_top_logprobs(request))
 
     def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``generateContent`` body, the same as streaming would give."""
-        decoder = GeminiStreamDecoder()
+        decoder = GeminiStreamDecoder(_top_logprobs(request))
         return decoder.feed_json(body) + decoder.close()
 
     def error(self, status: int, body: bytes, headers: Mapping[str, str]) -> ProviderError:
         """The exception for an HTTP error answer (``google.rpc.Status`` body)."""
         return error_from_response(status, body, headers)
+
+
+def _top_logprobs(request: ProviderRequest | None) -> int | None:
+    """How many alternatives the decoder keeps per token; None: no logprobs were asked."""
+    if request is None or not request.options.logprobs:
+        return None
+    return request.options.top_logprobs or 0
 
 
 # --- request body ----------------------------------------------------------------------
@@ -243,6 +252,10 @@ def encode_generation_config(options: LangOptions, *, legacy: bool = False) -> d
         options, max_tokens="maxOutputTokens", top_p="topP", stop="stopSequences"
     )
     config.update(extra_sampling(options, PROVIDER, _EXTRA_SAMPLING))
+    if config.get("logprobs") == 0:
+        # Vertex takes 1 to 20 alternatives; without the key the tokens come with none,
+        # which is what 0 asks for, on both APIs.
+        del config["logprobs"]
     thinking = encode_thinking(options.thinking, legacy=legacy)
     if thinking is not None:
         config["thinkingConfig"] = thinking

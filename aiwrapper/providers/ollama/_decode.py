@@ -2,7 +2,8 @@
 
 This module owns the answer side of the native wire: whole tool calls, the final ``done`` line
 with metrics, ``{"error"}`` lines, thinking written as ``<think>`` tags into the content, and
-calls written as JSON text (``_content.py`` holds those two content readers).
+calls written as JSON text (``_content.py`` holds those two content readers), and the token
+log probabilities of the answer text when the request asked for them (``_logprobs.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ... import _errors as errors
 from ..._conversation._events import (
     Event,
     FinishEvent,
+    LogprobsEvent,
     ModelEvent,
     TextDelta,
     ThinkingDelta,
@@ -22,11 +24,13 @@ from ..._conversation._events import (
     ToolCallStart,
     UsageEvent,
 )
+from ..._conversation._logprobs import TokenLogprob
 from ..._wire import _jsonscan as jsonscan
 from ..._wire._jsonenvelope import MISSING, Envelope
 from ._content import TextGate, ThinkSplitter, UnreadFields, calls_from_text
 from ._defaults import NAME
 from ._errors import stream_error
+from ._logprobs import decode_logprobs
 
 __all__ = ["OllamaDecoder"]
 
@@ -50,10 +54,14 @@ class OllamaDecoder:
             text is a JSON tool call naming one of them becomes a call; such text (starting
             with ``{``, ``[``, a code fence or ``<tool_call>``) is held back until the turn
             ends, and released as text if it is not a call.
+        top_logprobs: None unless the request asked for log probabilities; then how many
+            alternatives to keep per token (``LogprobsEvent`` after the answer text).
     """
 
-    def __init__(self, tool_names: Collection[str] = ()) -> None:
+    def __init__(self, tool_names: Collection[str] = (), top_logprobs: int | None = None) -> None:
         self._tool_names = frozenset(tool_names)
+        self._top = top_logprobs
+        self._pending: list[TokenLogprob] = []  # answer tokens whose text has not gone out
         self._think = ThinkSplitter()
         self._text = TextGate(active=bool(self._tool_names))
         self._calls = 0
@@ -85,6 +93,10 @@ class OllamaDecoder:
         scanned, with no call in between (the stream benchmarks measure this loop). Any other
         line goes to ``feed``; nothing here has changed state before that.
         """
+        if self._top is not None:  # asked for logprobs: every line carries its own
+            for data in lines:
+                into += self.feed(None, data)
+            return
         envelope = self._envelope
         reading = envelope.tries(len(lines))
         for data in lines:
@@ -127,12 +139,33 @@ class OllamaDecoder:
         message = line.get("message")
         try:
             events = self._message(message or {})
+            if self._top is not None and "logprobs" in line:
+                self._line_logprobs(line["logprobs"], events)
             if line.get("done"):
                 events += self._finish(line)
         except (KeyError, TypeError, AttributeError) as exc:
             raise errors.StreamError(f"Ollama sent a line that cannot be read: {line!r}") from exc
         self._plain = self._plain_delta()  # only this path moves the gate and the splitter
+        if self._pending:
+            _attach(self._pending, events)
         return events
+
+    def _line_logprobs(self, value: Any, events: list[Event]) -> None:
+        """Keep a line's tokens when they are answer text's, until that text goes out.
+
+        The tokens come per line, thinking ones too (a line of ``thinking``, or content
+        inside ``<think>`` tags): those have no answer text to describe and are dropped. A
+        line with answer text gives all its tokens to it (nothing tells a thought's tokens
+        apart among them). The tokens of answer text held back (a possible call written as
+        text, a tag split over lines) wait for it, and are dropped if it was calls.
+        """
+        tokens = decode_logprobs(value, self._top or 0)
+        kinds = {event.__class__ for event in events}
+        # Without text out, only answer text held back (the gate's, or a possible tag's
+        # start) has tokens to keep: a line of think tags alone describes no answer.
+        held = bool(self._text.held or self._think.pending) and not self._think.thinking
+        if TextDelta in kinds or (held and ThinkingDelta not in kinds):
+            self._pending += tokens
 
     def _plain_delta(self) -> type[TextDelta] | type[ThinkingDelta] | None:
         """What plain content (no ``<``) becomes now, or None while text is held back.
@@ -217,8 +250,18 @@ class OllamaDecoder:
         calls = calls_from_text(held, self._tool_names) if suspect and not self._calls else None
         if calls is None:
             return [TextDelta(held)]
+        self._pending.clear()  # the text was calls: its tokens describe no answer text
         events: list[Event] = []
         for name, arguments in calls:
             index = self._next_index()
             events += [ToolCallStart(index, None, name), ToolCallEnd(index, arguments)]
         return events
+
+
+def _attach(pending: list[TokenLogprob], events: list[Event]) -> None:
+    """Emit the pending tokens right after the last answer ``TextDelta`` of ``events``."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].__class__ is TextDelta:
+            events.insert(index + 1, LogprobsEvent(pending.copy()))
+            pending.clear()
+            return

@@ -30,7 +30,13 @@ from .._base import (
 from ._content import unread_fields
 from ._defaults import NAME
 
-__all__ = ["encode_generation", "encode_messages", "encode_think", "encode_tools"]
+__all__ = [
+    "encode_generation",
+    "encode_logprobs",
+    "encode_messages",
+    "encode_think",
+    "encode_tools",
+]
 
 
 def encode_messages(request: ProviderRequest, *, thinking: bool) -> list[dict[str, Any]]:
@@ -181,7 +187,20 @@ def _think_level(thinking: bool | int) -> str:
 def encode_generation(options: LangOptions) -> dict[str, Any]:
     """The body's ``options`` object: sampling and the output cap (``num_predict``)."""
     fields = sampling_fields(options, max_tokens="num_predict", top_p="top_p", stop="stop")
-    return {**fields, **extra_sampling(options, NAME, _EXTRA_SAMPLING)}
+    extra = extra_sampling(options, NAME, _EXTRA_SAMPLING)
+    if options.logprobs:  # top-level keys of the body, not runner options: encode_logprobs
+        extra.pop("logprobs")
+        extra.pop("top_logprobs", None)
+    return {**fields, **extra}
+
+
+def encode_logprobs(options: LangOptions) -> dict[str, Any]:
+    """The body's top-level ``logprobs`` and ``top_logprobs`` (Ollama 0.12.11 and later)."""
+    if not options.logprobs:
+        return {}
+    if options.top_logprobs is None:
+        return {"logprobs": True}
+    return {"logprobs": True, "top_logprobs": options.top_logprobs}
 
 
 # The runner's sampling parameters; it takes no logit bias nor an end user's id.
@@ -190,4 +209,6 @@ _EXTRA_SAMPLING = {
     "presence_penalty": "presence_penalty",
     "frequency_penalty": "frequency_penalty",
     "top_k": "top_k",
+    "logprobs": "logprobs",  # named so extra_sampling lets them by; they go top level
+    "top_logprobs": "top_logprobs",
 }

@@ -23,7 +23,13 @@ from ..._wire._httpcall import HttpCall
 from .._base import merge_extra_body
 from ._decode import OllamaDecoder
 from ._defaults import DEFAULT_BASE_URL, NAME
-from ._encode import encode_generation, encode_messages, encode_think, encode_tools
+from ._encode import (
+    encode_generation,
+    encode_logprobs,
+    encode_messages,
+    encode_think,
+    encode_tools,
+)
 from ._errors import error_from_response
 
 __all__ = ["OllamaProvider"]
@@ -87,6 +93,7 @@ class OllamaProvider:
         generation = encode_generation(options)
         if generation:
             body["options"] = generation
+        body.update(encode_logprobs(options))
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         merge_extra_body(body, options.extra_body)
@@ -96,7 +103,10 @@ class OllamaProvider:
         """A fresh decoder; the tools ``request`` lets the model call enable the JSON fallback
         (this wire may carry a call as text)."""
         reads_text = request is not None and self.tool_calls_in_content
-        return OllamaDecoder(request.tool_names if request is not None and reads_text else ())
+        names = request.tool_names if request is not None and reads_text else ()
+        if request is None or not request.options.logprobs:
+            return OllamaDecoder(names)
+        return OllamaDecoder(names, top_logprobs=request.options.top_logprobs or 0)
 
     def decode_response(self, body: Any, request: ProviderRequest | None = None) -> list[Event]:
         """Events for a whole ``stream: false`` body (one object with ``done: true``)."""
