@@ -112,8 +112,7 @@ async def test_a_field_the_backends_wire_lacks_is_a_400_naming_it_and_the_backen
 @pytest.mark.parametrize(
     ("path", "field", "value"),
     [
-        (CHAT, "logprobs", True),
-        (CHAT, "top_logprobs", 3),
+        (CHAT, "top_logprobs", 3),  # without logprobs: true
         (RESPONSES, "top_logprobs", 3),
     ],
 )
