@@ -1,7 +1,8 @@
 """The Chat Completions answer: ``chat.completion.chunk`` events and whole bodies, as events.
 
 This module owns the decoder of one response: text and reasoning deltas, tool calls keyed by
-``index`` (or by id where a server omits it), finish reasons, usage, and error objects inside a
+``index`` (or by id where a server omits it), finish reasons, usage, the answer tokens' log
+probabilities (``_logprobs.py``, after the text of the same chunk), and error objects inside a
 200 stream. The rarer per-server keys are read by ``_quirks.py``.
 """
 

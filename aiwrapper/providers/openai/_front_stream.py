@@ -3,9 +3,10 @@
 The official shape: the role on the first delta, text as ``content`` and reasoning as
 ``reasoning_content`` deltas, a call's first chunk carrying ``id``, ``type``, ``name`` and
 ``arguments: ""`` and later chunks its index and a fragment, then the ``finish_reason``
-chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A stream that fails
-midway ends with an error object and no ``[DONE]``. The helpers here also build the
-non-streamed body's pieces, so both shapes say the same thing.
+chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A client that
+asked for ``logprobs`` gets each text chunk's tokens on it (``LogprobChunkEncoder``). A
+stream that fails midway ends with an error object and no ``[DONE]``. The helpers here also
+build the non-streamed body's pieces, so both shapes say the same thing.
 """
 
 from __future__ import annotations
