@@ -268,3 +268,25 @@ def test_a_held_text_goes_out_before_the_finish_and_before_an_error() -> None:
         {"content": "c"},
         None,
     ]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_backends_hostile_logprobs_are_an_error_of_ours_not_a_crash(stream: bool) -> None:
+    chunk = {
+        "model": "gpt-4o-mini",
+        "choices": [{"index": 0, "delta": {"content": "a"}, "logprobs": {"content": "a"}}],
+    }
+    streamed = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+    choice = {"message": {"content": "a"}, "logprobs": {"content": "a"}, "finish_reason": "stop"}
+    whole = json.dumps({"model": "gpt-4o-mini", "choices": [choice]}).encode()
+    gateway = Gateway({"lp": openai_backend([], (streamed, whole), stream=stream)})
+    body = {"model": "lp", "messages": HI, "logprobs": True, "stream": stream}
+    async with asgi(gateway) as client:
+        reply = await client.post(CHAT, json=body)
+    assert reply.status_code == 502  # nothing went out before the backend's first output
+    assert reply.json()["error"] == {
+        "message": "the backend failed or could not be reached",
+        "type": "server_error",
+        "param": None,
+        "code": None,
+    }

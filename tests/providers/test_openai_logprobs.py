@@ -301,3 +301,10 @@ def test_a_huge_list_of_tokens_decodes_in_one_pass() -> None:
     events, _ = batched([chunk("x" * 20_000, {"content": tokens})])
     assert len(events[1].tokens) == 20_000  # type: ignore[union-attr]
     assert events[1].tokens[-1] == TokenLogprob("x", -0.25, (120,))  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_an_unwatched_streamed_ask_collects_them() -> None:
+    chat = lang(fixture("logprobs.sse"), [], stream=True)
+    result = await chat.ask("Say hello", logprobs=True, top_logprobs=2)
+    assert (result.answer, result.logprobs) == ("Hello there \U0001f642", [HELLO, THERE, *EMOJI])
