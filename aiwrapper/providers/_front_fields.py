@@ -20,7 +20,6 @@ __all__ = [
     "read_sampling",
     "read_user",
     "refuse_extra",
-    "refuse_logprobs",
     "refuse_set",
     "refuse_unknown",
     "refuse_unless",
@@ -113,14 +112,6 @@ def refuse_set(body: Mapping[str, Any], reasons: Mapping[str, str]) -> None:
     for key, reason in reasons.items():
         if body.get(key) is not None:
             raise bad_request(f"{key!r} is not supported by this gateway: {reason}", key)
-
-
-def refuse_logprobs(body: Mapping[str, Any]) -> None:
-    """Log probabilities never come back through the gateway, so asking for them is a 400."""
-    if check_type(body, "logprobs", bool):
-        raise bad_request("logprobs are not returned by this gateway", "logprobs")
-    if check_number(body, "top_logprobs", integer=True):
-        raise bad_request("logprobs are not returned by this gateway", "top_logprobs")
 
 
 def read_sampling(body: Mapping[str, Any], keys: Collection[str]) -> dict[str, Any]:

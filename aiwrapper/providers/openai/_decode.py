@@ -1,7 +1,8 @@
 """The Chat Completions answer: ``chat.completion.chunk`` events and whole bodies, as events.
 
 This module owns the decoder of one response: text and reasoning deltas, tool calls keyed by
-``index`` (or by id where a server omits it), finish reasons, usage, and error objects inside a
+``index`` (or by id where a server omits it), finish reasons, usage, the answer tokens' log
+probabilities (``_logprobs.py``, after the text of the same chunk), and error objects inside a
 200 stream. The rarer per-server keys are read by ``_quirks.py``.
 """
 
@@ -29,6 +30,7 @@ from ..._wire import _jsonscan as jsonscan
 from ..._wire._framing import SSEEvent
 from ..._wire._jsonenvelope import MISSING, Envelope
 from ._errors import stream_error
+from ._logprobs import logprobs_event
 from ._quirks import KeptFields, content_items
 
 __all__ = ["OpenAIStreamDecoder", "decode_body"]
@@ -108,7 +110,13 @@ def decode_body(provider: str, body: Any) -> list[Event]:
         if calls:
             message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(calls)]
         chunk = {
-            "choices": [{"delta": message, "finish_reason": choice.get("finish_reason")}],
+            "choices": [
+                {
+                    "delta": message,
+                    "finish_reason": choice.get("finish_reason"),
+                    "logprobs": choice.get("logprobs"),
+                }
+            ],
             "usage": body.get("usage"),
             "model": body.get("model"),
             "id": body.get("id"),
@@ -233,7 +241,14 @@ class OpenAIStreamDecoder:
             finished = choice.get("finish_reason")
         except (LookupError, TypeError, AttributeError):
             return chunk, None
-        if finished or chunk.get("usage") or chunk.get("error") is not None:
+        # A chunk with log probabilities is decoded whole (they follow its text) and never
+        # learned: the envelope's bytes around the delta then say a chunk carries none.
+        if (
+            finished
+            or chunk.get("usage")
+            or chunk.get("error") is not None
+            or choice.get("logprobs")
+        ):
             return chunk, None
         if envelope.due:
             envelope.learn(data, chunk)
@@ -302,6 +317,11 @@ class OpenAIStreamDecoder:
                 self._tool_deltas(delta["tool_calls"], out)
             else:
                 self._delta(delta, out)
+        logprobs = choice.get("logprobs")
+        if logprobs:  # after the text they describe; null (or any empty value) holds none
+            event = logprobs_event(logprobs)
+            if event is not None:
+                out.append(event)
         if choice.get("finish_reason"):
             self._on_finish(choice["finish_reason"], out)
         usage = chunk.get("usage")  # Mistral and others put it on the last choice chunk

@@ -258,6 +258,8 @@ _EXTRA_SAMPLING = {
     "frequency_penalty": "frequency_penalty",
     "logit_bias": "logit_bias",
     "user": "user",
+    "logprobs": "logprobs",
+    "top_logprobs": "top_logprobs",
 }
 _KEPT_NOT_SENT = frozenset({"annotations"})
 

@@ -22,7 +22,6 @@ from .._front_checks import check_body, check_schema
 from .._front_fields import (
     read_sampling,
     read_user,
-    refuse_logprobs,
     refuse_set,
     refuse_unknown,
     refuse_unless,
@@ -39,9 +38,10 @@ from .._serving import (
 )
 from ._front_content import read_chat_messages
 from ._front_keys import check_message, check_tool
-from ._front_options import check_options
+from ._front_options import check_options, read_logprobs
 from ._front_stream import (
     ChunkEncoder,
+    LogprobChunkEncoder,
     envelope,
     new_id,
     reasoning,
@@ -49,6 +49,7 @@ from ._front_stream import (
     wire_call,
     wire_finish,
 )
+from ._logprobs import wire_logprobs
 
 __all__ = ["OpenAIChat", "openai_error_body"]
 
@@ -121,7 +122,7 @@ class OpenAIChat:
             "index": 0,
             "message": message,
             "finish_reason": wire_finish(result),
-            "logprobs": None,
+            "logprobs": wire_logprobs(result.logprobs) if request.options.get("logprobs") else None,
         }
         return {
             **envelope("chat.completion", new_id(), request.route),
@@ -130,7 +131,10 @@ class OpenAIChat:
         }
 
     def encoder(self, request: ClientRequest) -> ChunkEncoder:
-        """A fresh encoder of ``chat.completion.chunk`` events."""
+        """A fresh encoder of ``chat.completion.chunk`` events (with each text chunk's token
+        log probabilities when the client asked for them)."""
+        if request.options.get("logprobs"):
+            return LogprobChunkEncoder(request, self.error_body)
         return ChunkEncoder(request, self.error_body)
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:
@@ -164,7 +168,6 @@ def _refuse_unsupported(body: dict[str, Any]) -> None:
     refuse_set(body, _REFUSED)
     if check_number(body, "n", integer=True) not in (None, 1):
         raise bad_request("only n=1 is supported", "n")
-    refuse_logprobs(body)
     refuse_unless(body, "store", False)
     refuse_unless(body, "service_tier", "auto", "default")
     refuse_unless(body, "modalities", ["text"])
@@ -248,6 +251,7 @@ def _options(body: dict[str, Any]) -> dict[str, Any]:
         options["max_tokens"] = check_number(body, "max_tokens", integer=True)
     options["stop"] = _stop(body.get("stop"))
     options.update(read_sampling(body, _SAMPLING), user=read_user(body))
+    options.update(read_logprobs(body))
     effort = check_type(body, "reasoning_effort", str)
     if effort is not None:
         if effort not in (*_EFFORTS, "none"):

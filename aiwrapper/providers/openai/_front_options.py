@@ -8,7 +8,8 @@ is read, or refused with a 400 naming its path (``tool_choice.function.zzz``,
 it is read. ``stream_options.include_usage`` asks for the closing usage chunk;
 ``include_obfuscation`` asks for random padding on each chunk, which this gateway never adds,
 so ``false`` is served and ``true`` refused by name. ``response_format`` is served only as
-``{"type": "text"}``: any other is refused where it is read.
+``{"type": "text"}``: any other is refused where it is read. ``logprobs`` (true or false) and
+``top_logprobs`` (0 to 20, only with ``logprobs: true``) are checked as OpenAI checks them.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._front_fields import check_flag, refuse_extra, refuse_value
+from .._serving import bad_request, check_number, check_type
 
-__all__ = ["check_options", "check_stream_options"]
+__all__ = ["check_options", "check_stream_options", "read_logprobs"]
 
 _CHOICE = frozenset({"type", "function"})
 _CHOICE_FUNCTION = frozenset({"name"})
@@ -58,3 +60,17 @@ def check_stream_options(body: Mapping[str, Any], known: frozenset[str]) -> bool
     check_flag(options, "include_obfuscation", "stream_options")
     refuse_value(options, "include_obfuscation", "stream_options", (False,), _NO_PADDING)
     return bool(check_flag(options, "include_usage", "stream_options"))
+
+
+def read_logprobs(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``logprobs`` and ``top_logprobs`` options, or a 400 naming the field at fault."""
+    logprobs = check_type(body, "logprobs", bool)
+    top = check_number(body, "top_logprobs", integer=True)
+    if top is not None:
+        if not 0 <= top <= 20:
+            raise bad_request(
+                f"'top_logprobs' must be an integer from 0 to 20, not {top!r:.80}", "top_logprobs"
+            )
+        if logprobs is not True:
+            raise bad_request("'top_logprobs' needs 'logprobs' set to true", "top_logprobs")
+    return {"logprobs": logprobs, "top_logprobs": top}

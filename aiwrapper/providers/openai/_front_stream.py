@@ -3,9 +3,10 @@
 The official shape: the role on the first delta, text as ``content`` and reasoning as
 ``reasoning_content`` deltas, a call's first chunk carrying ``id``, ``type``, ``name`` and
 ``arguments: ""`` and later chunks its index and a fragment, then the ``finish_reason``
-chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A stream that fails
-midway ends with an error object and no ``[DONE]``. The helpers here also build the
-non-streamed body's pieces, so both shapes say the same thing.
+chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A client that
+asked for ``logprobs`` gets each text chunk's tokens on it (``LogprobChunkEncoder``). A
+stream that fails midway ends with an error object and no ``[DONE]``. The helpers here also
+build the non-streamed body's pieces, so both shapes say the same thing.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ..._conversation._logprobs import TokenLogprob
 from ..._conversation._messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
 from ..._conversation._result import FunctionCall, LangResult
 from ..._conversation._runevents import (
     CallArgumentsDelta,
     CallReady,
     CallStarted,
+    LogprobsDelta,
     RunEvent,
     TextDelta,
 )
@@ -29,8 +32,18 @@ from .._callstate import call_part, packed_id
 from .._serving import SLOT, ClientRequest, GatewayError, SSEShape, sse
 from ..anthropic._front_stream import kept_block, signature
 from ._decode import _FINISH
+from ._logprobs import wire_logprobs
 
-__all__ = ["ChunkEncoder", "envelope", "new_id", "reasoning", "usage", "wire_call", "wire_finish"]
+__all__ = [
+    "ChunkEncoder",
+    "LogprobChunkEncoder",
+    "envelope",
+    "new_id",
+    "reasoning",
+    "usage",
+    "wire_call",
+    "wire_finish",
+]
 
 # Canonical finish reason -> wire: the provider's table read backwards ("error" has no wire
 # name a client knows; the turn ended, so "stop").
@@ -134,8 +147,10 @@ class ChunkEncoder:
         self._started = True
         return sse(self._data({"role": "assistant", "content": ""}, None))
 
-    def _data(self, delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
-        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+    def _data(
+        self, delta: dict[str, Any], finish_reason: str | None, logprobs: Any = None
+    ) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": logprobs}
         chunk = {**self._envelope, "choices": [choice]}
         if self._include_usage:
             chunk["usage"] = None  # every chunk but the last carries a null usage
@@ -143,6 +158,51 @@ class ChunkEncoder:
 
     def _shape(self, delta: dict[str, Any]) -> SSEShape:
         return SSEShape(self._data(delta, None))
+
+
+class LogprobChunkEncoder(ChunkEncoder):
+    """A ``ChunkEncoder`` for a client that asked for ``logprobs``: each text chunk carries
+    the log probabilities of its tokens.
+
+    The run shows them as a ``LogprobsDelta`` right after the ``TextDelta`` they describe, so
+    a text delta waits for the next event and the two go out as one chunk. Only such requests
+    pay for the wait; the others keep the plain encoder's one-step path.
+    """
+
+    def __init__(
+        self, request: ClientRequest, error_body: Callable[[GatewayError], dict[str, Any]]
+    ) -> None:
+        super().__init__(request, error_body)
+        self._held: TextDelta | None = None  # the text delta waiting for its tokens
+
+    def event(self, event: RunEvent) -> bytes:
+        """The chunks of the text delta held, if any, and of this event."""
+        held, self._held = self._held, None
+        if event.__class__ is LogprobsDelta:
+            text = "" if held is None else held.text  # tokens of no text: an empty delta
+            return self._with_tokens(text, event.tokens, event.result)
+        out = b"" if held is None else super().event(held)
+        if event.__class__ is TextDelta:
+            self._held = event
+            return out
+        return out + super().event(event)
+
+    def finish(self, result: LangResult) -> bytes:
+        """The text delta held, then the end of the stream."""
+        return self._release() + super().finish(result)
+
+    def error(self, error: GatewayError) -> bytes:
+        """The text delta held (it was answered), then the error object."""
+        return self._release() + super().error(error)
+
+    def _release(self) -> bytes:
+        held, self._held = self._held, None
+        return b"" if held is None else super().event(held)
+
+    def _with_tokens(self, text: str, tokens: list[TokenLogprob], result: LangResult) -> bytes:
+        out = self._flush(result) if self._pending else b""
+        data = self._data({"content": text}, None, wire_logprobs(tokens))
+        return out + self._role() + sse(data)
 
 
 def new_id() -> str:
