@@ -3,7 +3,8 @@
 A choice (of a whole ``chat.completion`` body, or of each ``chat.completion.chunk``) carries
 ``logprobs``: null, or ``{"content": [...] | null, "refusal": [...] | null}`` where each token
 entry is ``{"token", "logprob", "bytes", "top_logprobs": [{"token", "logprob", "bytes"}]}``
-(``bytes`` a list of byte values, or null for a token that has none). Only ``content`` tokens
+(``bytes`` a list of byte values, or null for a token that has none): the Responses API
+writes the same entries, and reads them here too. Only ``content`` tokens
 describe the answer text; a refusal's are not kept. The gateway's Chat front writes the same
 shape for a client that asked (``logprobs: true``).
 """
@@ -17,7 +18,7 @@ from typing import Any
 from ..._conversation._events import LogprobsEvent
 from ..._conversation._logprobs import TokenLogprob
 
-__all__ = ["logprobs_event", "wire_logprobs"]
+__all__ = ["logprobs_event", "read_tokens", "wire_logprobs", "wire_tokens"]
 
 # What OpenAI writes for a token it deems impossible; JSON has no -Infinity, so the gateway
 # writes this for one too.
@@ -35,14 +36,22 @@ def logprobs_event(logprobs: Any) -> LogprobsEvent | None:
     """
     if logprobs.__class__ is not dict:
         raise TypeError(f"logprobs is not an object: {logprobs!r:.80}")
-    content = logprobs.get("content")
-    if content is None:
-        return None
-    if content.__class__ is not list:
-        raise TypeError(f"logprobs.content is not a list: {content!r:.80}")
-    if not content:
-        return None
-    return LogprobsEvent([_token(entry, top=True) for entry in content])
+    tokens = read_tokens(logprobs.get("content"))
+    return LogprobsEvent(tokens) if tokens else None
+
+
+def read_tokens(entries: Any) -> list[TokenLogprob]:
+    """The tokens of a list of OpenAI's token entries (null: none); the Responses API's
+    entries are the same.
+
+    Raises:
+        TypeError, ValueError, LookupError: As ``logprobs_event``.
+    """
+    if entries is None:
+        return []
+    if entries.__class__ is not list:
+        raise TypeError(f"logprobs are not a list: {entries!r:.80}")
+    return [_token(entry, top=True) for entry in entries]
 
 
 def _token(entry: Any, *, top: bool) -> TokenLogprob:
@@ -84,16 +93,27 @@ def _bytes(value: Any) -> tuple[int, ...] | None:
 
 def wire_logprobs(tokens: Sequence[TokenLogprob]) -> dict[str, Any]:
     """A choice's ``logprobs`` for these answer tokens, as OpenAI writes it."""
-    return {"content": [_wire_token(t, top=True) for t in tokens], "refusal": None}
+    return {"content": wire_tokens(tokens), "refusal": None}
 
 
-def _wire_token(token: TokenLogprob, *, top: bool) -> dict[str, Any]:
+def wire_tokens(
+    tokens: Sequence[TokenLogprob], *, utf8_bytes: bool = False
+) -> list[dict[str, Any]]:
+    """Tokens as OpenAI's entries. A token's unknown ``bytes`` are null, or with
+    ``utf8_bytes`` its text's UTF-8 (the Responses SDK's types require a list)."""
+    return [_wire_token(t, utf8_bytes, top=True) for t in tokens]
+
+
+def _wire_token(token: TokenLogprob, utf8_bytes: bool, *, top: bool) -> dict[str, Any]:
     logprob = token.logprob if math.isfinite(token.logprob) else _FLOOR
+    given = token.bytes
+    if given is None and utf8_bytes:
+        given = tuple(token.token.encode("utf-8", "replace"))
     entry: dict[str, Any] = {
         "token": token.token,
         "logprob": logprob,
-        "bytes": None if token.bytes is None else list(token.bytes),
+        "bytes": None if given is None else list(given),
     }
     if top:
-        entry["top_logprobs"] = [_wire_token(t, top=False) for t in token.top_logprobs]
+        entry["top_logprobs"] = [_wire_token(t, utf8_bytes, top=False) for t in token.top_logprobs]
     return entry
