@@ -26,10 +26,12 @@ from .._front_fields import (
     refuse_unknown,
     refuse_unless,
 )
+from .._front_tokens import TextWithTokens
 from .._serving import (
     ClientRequest,
     ErrorKind,
     GatewayError,
+    StreamEncoder,
     bad_request,
     check_number,
     check_type,
@@ -41,7 +43,6 @@ from ._front_keys import check_message, check_tool
 from ._front_options import check_options, read_logprobs
 from ._front_stream import (
     ChunkEncoder,
-    LogprobChunkEncoder,
     envelope,
     new_id,
     reasoning,
@@ -130,12 +131,11 @@ class OpenAIChat:
             "usage": usage(result),
         }
 
-    def encoder(self, request: ClientRequest) -> ChunkEncoder:
+    def encoder(self, request: ClientRequest) -> StreamEncoder:
         """A fresh encoder of ``chat.completion.chunk`` events (with each text chunk's token
         log probabilities when the client asked for them)."""
-        if request.options.get("logprobs"):
-            return LogprobChunkEncoder(request, self.error_body)
-        return ChunkEncoder(request, self.error_body)
+        chunks = ChunkEncoder(request, self.error_body)
+        return TextWithTokens(chunks) if request.options.get("logprobs") else chunks
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:
         """``{"error": {"message", "type", "param", "code"}}``."""

@@ -4,7 +4,7 @@ The official shape: the role on the first delta, text as ``content`` and reasoni
 ``reasoning_content`` deltas, a call's first chunk carrying ``id``, ``type``, ``name`` and
 ``arguments: ""`` and later chunks its index and a fragment, then the ``finish_reason``
 chunk, a usage chunk when the client asked for one, and ``data: [DONE]``. A client that
-asked for ``logprobs`` gets each text chunk's tokens on it (``LogprobChunkEncoder``). A
+asked for ``logprobs`` gets each text chunk's tokens on it (``text_with_tokens``). A
 stream that fails midway ends with an error object and no ``[DONE]``. The helpers here also
 build the non-streamed body's pieces, so both shapes say the same thing.
 """
@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..._conversation._logprobs import TokenLogprob
 from ..._conversation._messages import LangMessage, OpaquePart, Part, ThinkingPart, ToolCallPart
 from ..._conversation._result import FunctionCall, LangResult
 from ..._conversation._runevents import (
@@ -36,7 +35,6 @@ from ._logprobs import wire_logprobs
 
 __all__ = [
     "ChunkEncoder",
-    "LogprobChunkEncoder",
     "envelope",
     "new_id",
     "reasoning",
@@ -159,49 +157,12 @@ class ChunkEncoder:
     def _shape(self, delta: dict[str, Any]) -> SSEShape:
         return SSEShape(self._data(delta, None))
 
-
-class LogprobChunkEncoder(ChunkEncoder):
-    """A ``ChunkEncoder`` for a client that asked for ``logprobs``: each text chunk carries
-    the log probabilities of its tokens.
-
-    The run shows them as a ``LogprobsDelta`` right after the ``TextDelta`` they describe, so
-    a text delta waits for the next event and the two go out as one chunk. Only such requests
-    pay for the wait; the others keep the plain encoder's one-step path.
-    """
-
-    def __init__(
-        self, request: ClientRequest, error_body: Callable[[GatewayError], dict[str, Any]]
-    ) -> None:
-        super().__init__(request, error_body)
-        self._held: TextDelta | None = None  # the text delta waiting for its tokens
-
-    def event(self, event: RunEvent) -> bytes:
-        """The chunks of the text delta held, if any, and of this event."""
-        held, self._held = self._held, None
-        if event.__class__ is LogprobsDelta:
-            text = "" if held is None else held.text  # tokens of no text: an empty delta
-            return self._with_tokens(text, event.tokens, event.result)
-        out = b"" if held is None else super().event(held)
-        if event.__class__ is TextDelta:
-            self._held = event
-            return out
-        return out + super().event(event)
-
-    def finish(self, result: LangResult) -> bytes:
-        """The text delta held, then the end of the stream."""
-        return self._release() + super().finish(result)
-
-    def error(self, error: GatewayError) -> bytes:
-        """The text delta held (it was answered), then the error object."""
-        return self._release() + super().error(error)
-
-    def _release(self) -> bytes:
-        held, self._held = self._held, None
-        return b"" if held is None else super().event(held)
-
-    def _with_tokens(self, text: str, tokens: list[TokenLogprob], result: LangResult) -> bytes:
-        out = self._flush(result) if self._pending else b""
-        data = self._data({"content": text}, None, wire_logprobs(tokens))
+    def text_with_tokens(self, text: TextDelta | None, tokens: LogprobsDelta) -> bytes:
+        """A text chunk carrying its tokens' log probabilities, for a client that asked for
+        them (``TextWithTokens`` pairs them; tokens of no text go on an empty delta)."""
+        out = self._flush(tokens.result) if self._pending else b""
+        content = "" if text is None else text.text
+        data = self._data({"content": content}, None, wire_logprobs(tokens.tokens))
         return out + self._role() + sse(data)
 
 

@@ -23,9 +23,11 @@ from ..._conversation._result import LangResult
 from .._callstate import unpack_calls
 from .._front_checks import check_body, check_schema
 from .._front_fields import read_user, refuse_set, refuse_unknown, refuse_unless
+from .._front_tokens import TextWithTokens
 from .._serving import (
     ClientRequest,
     GatewayError,
+    StreamEncoder,
     bad_request,
     check_number,
     check_type,
@@ -101,10 +103,10 @@ class ResponsesAPI:
             attach_logprobs(output, result)
         return response_object(request, new_id("resp"), int(time.time()), output, result)
 
-    def encoder(self, request: ClientRequest) -> ResponseEventEncoder:
+    def encoder(self, request: ClientRequest) -> StreamEncoder:
         """A fresh encoder of the Responses event stream."""
         if request.options.get("logprobs"):
-            return LogprobsEventEncoder(request, self.error_body)
+            return TextWithTokens(LogprobsEventEncoder(request, self.error_body))
         return ResponseEventEncoder(request, self.error_body)
 
     def error_body(self, error: GatewayError) -> dict[str, Any]:

@@ -9,10 +9,10 @@ a 400 naming ``logprobs``.
 
 The answer's ``output_text`` parts carry the tokens in ``logprobs`` (``[]`` when not asked).
 Streamed, the run gives each text delta's tokens as a ``LogprobsDelta`` right after its
-``TextDelta``: the encoder here holds each text delta until the next event, so that its
-``response.output_text.delta`` carries them; ``.done``, the finished part and item, and
-``response.completed`` carry the whole list. Only a request that asked gets this encoder:
-the others are relayed exactly as before, at the same cost.
+``TextDelta``: ``TextWithTokens`` holds each text delta until the next event, and the encoder
+here writes its ``response.output_text.delta`` carrying them; ``.done``, the finished part
+and item, and ``response.completed`` carry the whole list. Only a request that asked gets
+this: the others are relayed exactly as before, at the same cost.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..._conversation._result import LangResult
-from ..._conversation._runevents import LogprobsDelta, RunEvent, TextDelta
-from .._serving import GatewayError, bad_request, check_number
+from ..._conversation._runevents import LogprobsDelta, TextDelta
+from .._serving import bad_request, check_number
 from ._front_stream import ResponseEventEncoder
 from ._logprobs import INCLUDE, split_tokens, wire_tokens
 
@@ -53,35 +53,13 @@ def attach_logprobs(output: list[dict[str, Any]], result: LangResult) -> None:
 
 
 class LogprobsEventEncoder(ResponseEventEncoder):
-    """The Responses event stream with each text delta's tokens in its ``logprobs``."""
+    """The Responses event stream for a client that asked for logprobs (``TextWithTokens``
+    pairs each text delta with its tokens)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._held: TextDelta | None = None  # text whose tokens may come with the next event
-
-    def event(self, event: RunEvent) -> bytes:
-        """The SSE events for one run event; a text delta goes out with the event after it."""
-        held = self._held
-        if held is None:
-            if event.__class__ is TextDelta:
-                self._held = event
-                return b""
-            return super().event(event)
-        self._held = None
-        if isinstance(event, LogprobsDelta):
-            out = self._flush(held.result) if self._pending else b""
-            tokens = wire_tokens(event.tokens)
-            return out + self._delta("message", held.text, held.result, tokens)
-        return super().event(held) + self.event(event)  # no tokens came for that text
-
-    def finish(self, result: LangResult) -> bytes:
-        """The held text, then the end of the stream."""
-        return self._release() + super().finish(result)
-
-    def error(self, error: GatewayError) -> bytes:
-        """The held text, then the failure."""
-        return self._release() + super().error(error)
-
-    def _release(self) -> bytes:
-        held, self._held = self._held, None
-        return super().event(held) if held is not None else b""
+    def text_with_tokens(self, text: TextDelta | None, tokens: LogprobsDelta) -> bytes:
+        """The ``response.output_text.delta`` of ``text`` with its tokens in ``logprobs``
+        (tokens of no text have no delta to go on: nothing)."""
+        if text is None:
+            return b""
+        out = self._flush(text.result) if self._pending else b""
+        return out + self._delta("message", text.text, text.result, wire_tokens(tokens.tokens))
