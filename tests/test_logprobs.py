@@ -204,3 +204,10 @@ async def test_a_scripted_turns_logprobs_must_be_tokens(given: Any) -> None:
     lang = scripted([{"text": "Hi", "logprobs": given}])
     with pytest.raises(ConfigError, match="a scripted turn's logprobs are a list of TokenLogprob"):
         await lang.ask("hi", logprobs=True)
+
+
+async def test_the_offline_model_refuses_them_by_name() -> None:
+    lang = Lang.offline()
+    with pytest.raises(ConfigError, match="logprobs is not supported by the offline model"):
+        await lang.ask("hi", logprobs=True)
+    assert (await lang.ask("hi", logprobs=False)).answer

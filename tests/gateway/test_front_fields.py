@@ -198,3 +198,15 @@ async def test_a_field_the_gateway_cannot_honour_is_a_400_naming_it(
 async def test_fields_with_a_meaning_here_are_served(path: str, fields: dict[str, Any]) -> None:
     reply = await _post(Lang.scripted(["ok"]), path, **fields)
     assert reply.status_code == 200, reply.text
+
+
+@pytest.mark.parametrize(
+    ("path", "fields"),
+    [(CHAT, {"logprobs": True}), (RESPONSES, {"include": ["message.output_text.logprobs"]})],
+)
+async def test_logprobs_toward_the_offline_model_are_a_400_naming_them(
+    path: str, fields: dict[str, Any]
+) -> None:
+    reply = await _post(Lang.offline(), path, **fields)
+    assert reply.status_code == 400
+    assert "logprobs is not supported by the offline model" in _error(reply)["message"]

@@ -192,7 +192,14 @@ class OfflineModel:
         self.model = model
 
     async def send(self, request: ProviderRequest, sink: EventSink) -> None:
-        """Stream the offline model's next turn."""
+        """Stream the offline model's next turn.
+
+        Raises:
+            ConfigError: The run asked for logprobs, which a model of no tokens cannot give
+                (an empty list would read as an answer of no tokens).
+        """
+        if request.options.logprobs:
+            raise ConfigError("logprobs is not supported by the offline model: it has no tokens")
         for event in turn_events(self._turn(request), stream=request.stream):
             await sink([event])
 
