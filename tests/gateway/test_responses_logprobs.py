@@ -157,6 +157,12 @@ def test_top_logprobs_above_zero_alone_asks_for_them(client: openai.OpenAI) -> N
     assert upstream.sent[0]["include"] == [INCLUDE]
     assert upstream.sent[0]["top_logprobs"] == 3
     assert entries(response.output[0].content[0].logprobs) == TOKENS  # type: ignore[union-attr]
+    assert response.top_logprobs == 3  # echoed, as OpenAI does
+
+
+def test_a_response_echoes_top_logprobs_as_zero_when_not_given(client: openai.OpenAI) -> None:
+    route(Upstream())
+    assert client.responses.create(model="lp", input="Say hi.").top_logprobs == 0
 
 
 @pytest.mark.parametrize(

@@ -230,4 +230,5 @@ def _echo(body: Mapping[str, Any]) -> dict[str, Any]:
         "text": body.get("text") or {"format": {"type": "text"}},
         "truncation": body.get("truncation") or "disabled",
         "metadata": body.get("metadata") or {},
+        "top_logprobs": body.get("top_logprobs") or 0,
     }
