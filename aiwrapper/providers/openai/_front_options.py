@@ -20,7 +20,9 @@ from typing import Any
 from .._front_fields import check_flag, refuse_extra, refuse_value
 from .._serving import bad_request, check_number, check_type
 
-__all__ = ["check_options", "check_stream_options", "read_logprobs"]
+__all__ = ["check_options", "check_stream_options", "read_logprobs", "read_top_logprobs"]
+
+_MOST_ALTERNATIVES = 20  # top_logprobs
 
 _CHOICE = frozenset({"type", "function"})
 _CHOICE_FUNCTION = frozenset({"name"})
@@ -65,12 +67,18 @@ def check_stream_options(body: Mapping[str, Any], known: frozenset[str]) -> bool
 def read_logprobs(body: Mapping[str, Any]) -> dict[str, Any]:
     """The ``logprobs`` and ``top_logprobs`` options, or a 400 naming the field at fault."""
     logprobs = check_type(body, "logprobs", bool)
-    top = check_number(body, "top_logprobs", integer=True)
-    if top is not None:
-        if not 0 <= top <= 20:
-            raise bad_request(
-                f"'top_logprobs' must be an integer from 0 to 20, not {top!r:.80}", "top_logprobs"
-            )
-        if logprobs is not True:
-            raise bad_request("'top_logprobs' needs 'logprobs' set to true", "top_logprobs")
+    top = read_top_logprobs(body)
+    if top is not None and logprobs is not True:
+        raise bad_request("'top_logprobs' needs 'logprobs' set to true", "top_logprobs")
     return {"logprobs": logprobs, "top_logprobs": top}
+
+
+def read_top_logprobs(body: Mapping[str, Any]) -> int | None:
+    """``top_logprobs``, an integer from 0 to 20 on both OpenAI APIs, or a 400 naming it."""
+    top = check_number(body, "top_logprobs", integer=True)
+    if top is not None and not 0 <= top <= _MOST_ALTERNATIVES:
+        message = (
+            f"'top_logprobs' must be an integer from 0 to {_MOST_ALTERNATIVES}, not {top!r:.80}"
+        )
+        raise bad_request(message, "top_logprobs")
+    return top  # type: ignore[no-any-return]

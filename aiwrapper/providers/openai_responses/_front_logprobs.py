@@ -22,21 +22,16 @@ from typing import Any
 
 from ..._conversation._result import LangResult
 from ..._conversation._runevents import LogprobsDelta, TextDelta
-from .._serving import bad_request, check_number
+from ..openai._front_options import read_top_logprobs
 from ._front_stream import ResponseEventEncoder
 from ._logprobs import INCLUDE, split_tokens, wire_tokens
 
 __all__ = ["LogprobsEventEncoder", "attach_logprobs", "logprobs_options"]
 
-_MOST_ALTERNATIVES = 20
-
 
 def logprobs_options(body: Mapping[str, Any], included: list[Any]) -> dict[str, Any]:
     """The run options a request's ``include`` and ``top_logprobs`` ask for (none: ``{}``)."""
-    top = check_number(body, "top_logprobs", integer=True)
-    if top is not None and not 0 <= top <= _MOST_ALTERNATIVES:
-        message = f"'top_logprobs' must be an integer from 0 to {_MOST_ALTERNATIVES}"
-        raise bad_request(message, "top_logprobs")
+    top = read_top_logprobs(body)
     if INCLUDE not in included and not top:
         return {}
     return {"logprobs": True, "top_logprobs": top}
