@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import _errors as errors
+from .._conversation._events import Event, LogprobsEvent, TextDelta
+from .._conversation._logprobs import TokenLogprob
 from .._conversation._messages import LangMessage, MediaPart, TextPart
 from .._run._contract import Provider, ToolChoice
 from .._wire._httpcall import retry_after_seconds
@@ -31,6 +33,7 @@ __all__ = [
     "error_result_text",
     "extra_sampling",
     "in_stream_error",
+    "logprobs_after_text",
     "make_error",
     "merge_extra_body",
     "parse_json_body",
@@ -303,3 +306,13 @@ def refuse_unenforceable(
             "(parallel_tool_calls=False); leave parallel_tool_calls unset, or use parallel=False "
             "to run the calls one at a time"
         )
+
+
+def logprobs_after_text(events: list[Event], tokens: list[TokenLogprob]) -> bool:
+    """Put ``tokens`` right after the last answer ``TextDelta`` of ``events``, for wires that
+    give a chunk's tokens apart from its parts; False (nothing put) when there is none."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].__class__ is TextDelta:
+            events.insert(index + 1, LogprobsEvent(tokens))
+            return True
+    return False

@@ -22,7 +22,6 @@ from ..._conversation._events import (
     Event,
     FinishEvent,
     FinishReason,
-    LogprobsEvent,
     ModelEvent,
     OpaquePartEvent,
     PartStateEvent,
@@ -38,6 +37,7 @@ from ..._errors import BadRequestError, StreamError
 from ..._wire import _jsonscan as jsonscan
 from ..._wire._framing import SSEEvent
 from ..._wire._jsonenvelope import MISSING, Envelope
+from .._base import logprobs_after_text
 from ._errors import error_in_stream
 from ._logprobs import decode_logprobs
 from ._media import decode_inline
@@ -310,12 +310,8 @@ def _add_logprobs(events: list[Event], tokens: list[TokenLogprob]) -> None:
     say) gives all of its tokens to the answer, since nothing on the wire tells where the
     thought ends among them.
     """
-    if not tokens:
-        return
-    for index in range(len(events) - 1, -1, -1):
-        if events[index].__class__ is TextDelta:
-            events.insert(index + 1, LogprobsEvent(tokens))
-            return
+    if tokens:
+        logprobs_after_text(events, tokens)
 
 
 def _raise_if_blocked(payload: Mapping[str, Any]) -> None:

@@ -15,7 +15,6 @@ from ... import _errors as errors
 from ..._conversation._events import (
     Event,
     FinishEvent,
-    LogprobsEvent,
     ModelEvent,
     TextDelta,
     ThinkingDelta,
@@ -27,6 +26,7 @@ from ..._conversation._events import (
 from ..._conversation._logprobs import TokenLogprob
 from ..._wire import _jsonscan as jsonscan
 from ..._wire._jsonenvelope import MISSING, Envelope
+from .._base import logprobs_after_text
 from ._content import TextGate, ThinkSplitter, UnreadFields, calls_from_text
 from ._defaults import NAME
 from ._errors import stream_error
@@ -146,8 +146,8 @@ class OllamaDecoder:
         except (KeyError, TypeError, AttributeError) as exc:
             raise errors.StreamError(f"Ollama sent a line that cannot be read: {line!r}") from exc
         self._plain = self._plain_delta()  # only this path moves the gate and the splitter
-        if self._pending:
-            _attach(self._pending, events)
+        if self._pending and logprobs_after_text(events, self._pending.copy()):
+            self._pending.clear()
         return events
 
     def _line_logprobs(self, value: Any, events: list[Event]) -> None:
@@ -256,12 +256,3 @@ class OllamaDecoder:
             index = self._next_index()
             events += [ToolCallStart(index, None, name), ToolCallEnd(index, arguments)]
         return events
-
-
-def _attach(pending: list[TokenLogprob], events: list[Event]) -> None:
-    """Emit the pending tokens right after the last answer ``TextDelta`` of ``events``."""
-    for index in range(len(events) - 1, -1, -1):
-        if events[index].__class__ is TextDelta:
-            events.insert(index + 1, LogprobsEvent(pending.copy()))
-            pending.clear()
-            return
