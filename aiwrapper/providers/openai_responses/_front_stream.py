@@ -210,7 +210,9 @@ class ResponseEventEncoder:
         assert item is not None
         item.text.append(text)
         if tokens:  # each delta's differ: no shape written once
-            item.logprobs = [*(item.logprobs or ()), *tokens]
+            if item.logprobs is None:
+                item.logprobs = []
+            item.logprobs += tokens  # in place: copying would cost what was streamed, per delta
             where = self._where(item)
             return out + self._emit(_DELTA[kind], **where, delta=text, logprobs=tokens)
         if item.deltas is None:
